@@ -1,0 +1,13 @@
+#pragma once
+// The subcommands of tcstudio-cli. Each takes the arguments after its name and returns
+// an exit code: 0 success, 1 a user error (with a message on stderr), 2 a usage error.
+#include <string>
+#include <vector>
+
+namespace tcs::cli {
+
+int command_check(const std::vector<std::string>& args);
+int command_shapes(const std::vector<std::string>& args);
+int command_run(const std::vector<std::string>& args);
+
+}  // namespace tcs::cli

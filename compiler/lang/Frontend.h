@@ -1,0 +1,39 @@
+#pragma once
+// The front end as one call: text in, checked program and diagnostics out. This is what
+// the CLI's `check`, the IDE's live diagnostics and every later stage start from.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "lang/Ast.h"
+#include "lang/Diagnostic.h"
+#include "lang/Sema.h"
+#include "lang/Source.h"
+#include "support/Expected.h"
+
+namespace tcs {
+
+struct CheckedFile {
+  SourceFile file;
+  ast::Program program;
+  std::vector<SemaDef> defs;  // point into `program`, so a CheckedFile never moves
+  std::vector<Diagnostic> diagnostics;
+
+  explicit CheckedFile(SourceFile f) : file(std::move(f)) {}
+  CheckedFile(const CheckedFile&) = delete;
+  CheckedFile& operator=(const CheckedFile&) = delete;
+
+  bool has_errors() const;
+  const SemaDef* find_def(std::string_view name) const;
+};
+
+std::unique_ptr<CheckedFile> check_source(std::string name, std::string text);
+Expected<std::unique_ptr<CheckedFile>> check_file(const std::string& path);
+
+// The def to run: the named one, or the only one when `entry` is empty.
+Expected<const SemaDef*> select_entry(const CheckedFile& checked, std::string_view entry);
+
+// Reads the "# sizes: M=128 K=256" header comment (first such line); empty if none.
+SizeMap sizes_from_header(std::string_view text);
+
+}  // namespace tcs

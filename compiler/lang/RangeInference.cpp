@@ -1,0 +1,357 @@
+#include "lang/RangeInference.h"
+
+#include <algorithm>
+#include <map>
+
+namespace tcs {
+namespace {
+
+using ast::Expr;
+using ast::ExprKind;
+using ast::NameRef;
+
+// An integer expression split into sum(coef * index) + rest, where rest depends on sizes
+// only. `affine` is false when an index appears non-linearly or under a tensor read.
+struct Linear {
+  bool affine = true;
+  bool data_dependent = false;
+  std::map<int, int64_t> coefs;
+  SymExpr rest;
+  std::vector<int> indices;  // every index mentioned, in first-seen order
+
+  void mention(int ix) {
+    if (std::find(indices.begin(), indices.end(), ix) == indices.end()) indices.push_back(ix);
+  }
+  void absorb_mentions(const Linear& o) {
+    for (int ix : o.indices) mention(ix);
+    data_dependent |= o.data_dependent;
+  }
+  bool has_indices() const { return !coefs.empty(); }
+};
+
+Linear non_affine_from(const Expr& e);
+
+Linear linearize(const Expr& e) {
+  Linear l;
+  switch (e.kind) {
+    case ExprKind::IntLiteral:
+      l.rest = SymExpr(e.int_value);
+      return l;
+    case ExprKind::Name:
+      if (e.ref == NameRef::Index) {
+        l.coefs[e.ref_id] = 1;
+        l.mention(e.ref_id);
+      } else if (e.ref == NameRef::SizeParam) {
+        l.rest = SymExpr::param(e.name);
+      } else {
+        l = non_affine_from(e);
+      }
+      return l;
+    case ExprKind::Unary: {
+      if (e.op != TokenKind::Minus) return non_affine_from(e);
+      Linear a = linearize(*e.args[0]);
+      for (auto& [ix, c] : a.coefs) c = -c;
+      a.rest = -a.rest;
+      return a;
+    }
+    case ExprKind::Cast:
+      if (scalar_type_is_integer(e.cast_type) && scalar_type_is_integer(e.args[0]->type))
+        return linearize(*e.args[0]);
+      return non_affine_from(e);
+    case ExprKind::Binary: {
+      Linear a = linearize(*e.args[0]), b = linearize(*e.args[1]);
+      Linear r;
+      r.absorb_mentions(a);
+      r.absorb_mentions(b);
+      r.affine = a.affine && b.affine;
+      if (!r.affine) return r;
+      switch (e.op) {
+        case TokenKind::Plus:
+        case TokenKind::Minus: {
+          int64_t sign = e.op == TokenKind::Plus ? 1 : -1;
+          r.coefs = a.coefs;
+          for (auto [ix, c] : b.coefs) r.coefs[ix] += sign * c;
+          std::erase_if(r.coefs, [](const auto& kv) { return kv.second == 0; });
+          r.rest = sign > 0 ? a.rest + b.rest : a.rest - b.rest;
+          return r;
+        }
+        case TokenKind::Star: {
+          // index * constant stays affine; index * size does not (not invertible here).
+          const Linear* idx = a.has_indices() ? &a : &b;
+          const Linear* k = a.has_indices() ? &b : &a;
+          if (!k->has_indices()) {
+            if (!idx->has_indices()) {
+              r.rest = a.rest * b.rest;
+              return r;
+            }
+            if (auto c = k->rest.constant()) {
+              for (auto [ix, co] : idx->coefs)
+                if (co * *c != 0) r.coefs[ix] = co * *c;
+              r.rest = idx->rest * SymExpr(*c);
+              return r;
+            }
+          }
+          r.affine = false;
+          return r;
+        }
+        case TokenKind::Slash:
+          if (!a.has_indices() && !b.has_indices()) {
+            if (auto d = b.rest.constant(); d && *d > 0) {
+              r.rest = SymExpr::floordiv(a.rest, *d);
+              return r;
+            }
+          }
+          r.affine = false;
+          return r;
+        default:
+          r.affine = false;
+          return r;
+      }
+    }
+    case ExprKind::MinMax: {
+      Linear a = linearize(*e.args[0]), b = linearize(*e.args[1]);
+      Linear r;
+      r.absorb_mentions(a);
+      r.absorb_mentions(b);
+      if (a.affine && b.affine && !a.has_indices() && !b.has_indices()) {
+        r.rest = e.op == TokenKind::KwMin ? SymExpr::min(a.rest, b.rest) : SymExpr::max(a.rest, b.rest);
+        return r;
+      }
+      r.affine = false;
+      return r;
+    }
+    default:
+      return non_affine_from(e);
+  }
+}
+
+// Records which indices a non-affine expression mentions and whether it reads data.
+Linear non_affine_from(const Expr& e) {
+  Linear l;
+  l.affine = false;
+  auto visit = [&](auto& self, const Expr& x) -> void {
+    if (x.ref == NameRef::Index) l.mention(x.ref_id);
+    if (x.ref == NameRef::Tensor) l.data_dependent = true;
+    for (const auto& a : x.args) self(self, *a);
+  };
+  visit(visit, e);
+  return l;
+}
+
+class StmtRanges {
+ public:
+  StmtRanges(const SemaDef& def, SemaStmt& s, const SourceFile& file, Diagnostics& diags)
+      : def_(def), s_(s), file_(file), diags_(diags) {}
+
+  bool run() {
+    collect();
+    solve_rounds();
+    if (!report_unsolved()) return false;
+    check_leftovers();
+    return true;
+  }
+
+ private:
+  void add_access(const Expr& e) {
+    const SemaTensor& T = def_.tensors[size_t(e.ref_id)];
+    if (!T.shape_known) return;
+    for (size_t d = 0; d < e.args.size() && int(d) < T.rank(); ++d) {
+      const Expr& sub = *e.args[d];
+      Linear l = linearize(sub);
+      AccessConstraint c;
+      c.tensor = e.ref_id;
+      c.dim = int(d);
+      c.subscript = &sub;
+      c.range = sub.range;
+      c.affine = l.affine;
+      c.data_dependent = l.data_dependent;
+      c.rest = l.rest;
+      c.indices = l.indices;
+      for (auto [ix, co] : l.coefs) c.coefs.push_back({ix, co});
+      s_.constraints.push_back(std::move(c));
+    }
+  }
+
+  void collect_reads(const Expr& e) {
+    if ((e.kind == ExprKind::Access || e.kind == ExprKind::Name) && e.ref == NameRef::Tensor) add_access(e);
+    for (const auto& a : e.args) collect_reads(*a);
+  }
+
+  void collect() {
+    collect_reads(*s_.ast->rhs);
+    for (const ast::WhereClause& c : s_.ast->where)
+      if (c.kind == ast::WhereClause::Exists) collect_reads(*c.value);
+    // The left-hand side of a tensor whose shape is already known (declared, or defined by
+    // an earlier statement) bounds its indices too; for op= this is also the implicit read.
+    const SemaTensor& T = def_.tensors[size_t(s_.lhs_tensor)];
+    if (T.shape_known && T.rank() == s_.lhs_rank) {
+      for (int d = 0; d < s_.lhs_rank; ++d) {
+        AccessConstraint c;
+        c.tensor = s_.lhs_tensor;
+        c.dim = d;
+        c.range = s_.ast->lhs_indices[size_t(d)].range;
+        c.affine = true;
+        c.coefs = {{d, 1}};
+        c.indices = {d};
+        s_.constraints.push_back(std::move(c));
+      }
+    }
+  }
+
+  int unsolved_count(const AccessConstraint& c, int* which) const {
+    int n = 0;
+    for (int ix : c.indices)
+      if (!s_.indices[size_t(ix)].solved) { ++n; *which = ix; }
+    return n;
+  }
+
+  // Solves index v from one constraint lo_d <= a*v + R <= hi_d, R over solved indices.
+  std::pair<SymExpr, SymExpr> solve_one(const AccessConstraint& c, int v) const {
+    int64_t a = 0;
+    SymExpr r_lo = c.rest, r_hi = c.rest;
+    for (auto [ix, co] : c.coefs) {
+      if (ix == v) { a = co; continue; }
+      const SemaIndex& u = s_.indices[size_t(ix)];
+      r_lo = r_lo + (co > 0 ? u.lo : u.hi) * SymExpr(co);
+      r_hi = r_hi + (co > 0 ? u.hi : u.lo) * SymExpr(co);
+    }
+    const SemaTensor& T = def_.tensors[size_t(c.tensor)];
+    const SymExpr& L = T.lo[size_t(c.dim)];
+    const SymExpr& H = T.hi[size_t(c.dim)];
+    if (a > 0) return {SymExpr::ceildiv(L - r_lo, a), SymExpr::floordiv(H - r_hi, a)};
+    int64_t b = -a;
+    return {SymExpr::ceildiv(r_hi - H, b), SymExpr::floordiv(r_lo - L, b)};
+  }
+
+  void solve_rounds() {
+    while (true) {
+      std::vector<std::pair<int, std::pair<SymExpr, SymExpr>>> solved_now;
+      for (size_t v = 0; v < s_.indices.size(); ++v) {
+        if (s_.indices[v].solved) continue;
+        std::optional<SymExpr> lo, hi;
+        for (AccessConstraint& c : s_.constraints) {
+          int which = -1;
+          if (!c.affine || unsolved_count(c, &which) != 1 || which != int(v)) continue;
+          if (std::none_of(c.coefs.begin(), c.coefs.end(), [&](auto p) { return p.first == int(v); })) continue;
+          auto [clo, chi] = solve_one(c, int(v));
+          lo = lo ? SymExpr::max(*lo, clo) : clo;
+          hi = hi ? SymExpr::min(*hi, chi) : chi;
+          c.used_to_solve = true;
+        }
+        if (lo) solved_now.push_back({int(v), {*lo, *hi}});
+      }
+      if (solved_now.empty()) return;
+      for (auto& [v, iv] : solved_now) {
+        SemaIndex& ix = s_.indices[size_t(v)];
+        ix.solved = true;
+        ix.lo = iv.first;
+        ix.hi = iv.second;
+      }
+    }
+  }
+
+  std::string slice(const AccessConstraint& c) const {
+    return c.subscript ? std::string(file_.slice(c.range)) : s_.indices[size_t(c.dim)].name;
+  }
+
+  std::string access_text(const AccessConstraint& c) const {
+    return def_.tensors[size_t(c.tensor)].name + "(... " + slice(c) + " ...)";
+  }
+
+  bool report_unsolved() {
+    std::vector<int> coupled;
+    bool ok = true;
+    for (size_t v = 0; v < s_.indices.size(); ++v) {
+      const SemaIndex& ix = s_.indices[v];
+      if (ix.solved) continue;
+      std::vector<const AccessConstraint*> mentions;
+      for (const AccessConstraint& c : s_.constraints)
+        if (std::find(c.indices.begin(), c.indices.end(), int(v)) != c.indices.end()) mentions.push_back(&c);
+      std::string hint = "; add 'where " + ix.name + " in lo:hi'";
+      if (mentions.empty()) {
+        std::string side = ix.on_lhs ? "left-hand index " : "index ";
+        diags_.error(ix.first_use, side + "'" + ix.name + "' is not bounded by any tensor access" + hint);
+        ok = false;
+        continue;
+      }
+      bool all_non_affine = std::none_of(mentions.begin(), mentions.end(), [](auto* c) { return c->affine; });
+      if (all_non_affine) {
+        const AccessConstraint& c = *mentions.front();
+        bool data = std::any_of(mentions.begin(), mentions.end(), [](auto* m) { return m->data_dependent; });
+        std::string why = data ? "appears only in data-dependent subscripts such as '" + slice(c) + "'"
+                               : "appears only in subscripts that are not affine, such as '" + slice(c) + "'";
+        Diagnostic& d = diags_.error(ix.first_use, "cannot infer the range of index '" + ix.name + "': it " + why + hint);
+        d.notes.push_back({"used here", c.range});
+        ok = false;
+        continue;
+      }
+      coupled.push_back(int(v));
+    }
+    if (!coupled.empty()) {
+      // One error for the indices that only ever appear together.
+      std::string names;
+      for (size_t i = 0; i < coupled.size(); ++i)
+        names += (i ? (i + 1 == coupled.size() ? " and '" : ", '") : "'") + s_.indices[size_t(coupled[i])].name + "'";
+      const SemaIndex& first = s_.indices[size_t(coupled[0])];
+      const AccessConstraint* example = nullptr;
+      for (const AccessConstraint& c : s_.constraints)
+        if (c.affine && std::find(c.indices.begin(), c.indices.end(), coupled[0]) != c.indices.end()) { example = &c; break; }
+      std::string msg = coupled.size() == 1
+                            ? "cannot infer the range of index " + names + ": every access that uses it also uses another unsolved index"
+                            : "cannot infer the ranges of indices " + names + ": they appear only together in subscripts";
+      msg += "; add 'where " + first.name + " in lo:hi'";
+      Diagnostic& d = diags_.error(first.first_use, msg);
+      if (example) d.notes.push_back({"for example in '" + slice(*example) + "'", example->range});
+      ok = false;
+    }
+    return ok;
+  }
+
+  void check_leftovers() {
+    for (const AccessConstraint& c : s_.constraints) {
+      if (c.used_to_solve) continue;
+      const SemaTensor& T = def_.tensors[size_t(c.tensor)];
+      std::string where = "dimension " + std::to_string(c.dim) + " of '" + T.name + "'";
+      if (!c.affine) {
+        std::string what = c.data_dependent ? "reads data" : "is not affine";
+        diags_.warning(c.range, "subscript '" + slice(c) + "' " + what + ", so it cannot be proven to stay within " + where +
+                                    " [" + T.lo[size_t(c.dim)].str() + ", " + T.hi[size_t(c.dim)].str() +
+                                    "]; compiled kernels do not check this at run time");
+        continue;
+      }
+      auto [lo, hi] = constraint_bounds(c, s_.indices);
+      const SymExpr& L = T.lo[size_t(c.dim)];
+      const SymExpr& H = T.hi[size_t(c.dim)];
+      if (!(lo - L).provably_nonnegative()) {
+        diags_.warning(c.range, "precondition not checked at run time: '" + slice(c) + "' goes down to " + lo.str() +
+                                    ", which needs " + lo.str() + " >= " + L.str() + " to stay within " + where);
+      } else if (!(H - hi).provably_nonnegative()) {
+        diags_.warning(c.range, "precondition not checked at run time: '" + slice(c) + "' reaches " + hi.str() +
+                                    ", which needs " + hi.str() + " <= " + H.str() + " to stay within " + where);
+      }
+    }
+  }
+
+  const SemaDef& def_;
+  SemaStmt& s_;
+  const SourceFile& file_;
+  Diagnostics& diags_;
+};
+
+}  // namespace
+
+std::pair<SymExpr, SymExpr> constraint_bounds(const AccessConstraint& c, const std::vector<SemaIndex>& indices) {
+  SymExpr lo = c.rest, hi = c.rest;
+  for (auto [ix, co] : c.coefs) {
+    const SemaIndex& u = indices[size_t(ix)];
+    lo = lo + (co > 0 ? u.lo : u.hi) * SymExpr(co);
+    hi = hi + (co > 0 ? u.hi : u.lo) * SymExpr(co);
+  }
+  return {lo, hi};
+}
+
+bool ranges_infer_statement(const SemaDef& def, SemaStmt& stmt, const SourceFile& file, Diagnostics& diags) {
+  return StmtRanges(def, stmt, file, diags).run();
+}
+
+}  // namespace tcs

@@ -1,0 +1,25 @@
+#pragma once
+// The reference interpreter: evaluates a checked def on dense tensors, statement by
+// statement in textual order, exactly as LANGUAGE.md §3 and §5 say. It is the oracle that
+// every compiled kernel is compared with, so it favours clarity and exact semantics over
+// speed: floating-point reductions accumulate in double and round once per element.
+// Out-of-range data-dependent subscripts and integer division by zero are reported as
+// errors, never crashes.
+#include <map>
+#include <string>
+
+#include "lang/Shapes.h"
+#include "lang/Sema.h"
+#include "runtime/Tensor.h"
+#include "support/Expected.h"
+
+namespace tcs {
+
+using TensorMap = std::map<std::string, Tensor, std::less<>>;
+
+// `supplied` holds every input, plus outputs whose values an `op=` statement accumulates
+// into (outputs not supplied start at zero). Returns the outputs, in declaration order of
+// names. Shapes must come from shapes_evaluate(def, sizes bound from these tensors).
+Expected<TensorMap> interpret(const SemaDef& def, const DefShapes& shapes, const TensorMap& supplied);
+
+}  // namespace tcs

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Drives tcstudio-cli as a user would: exit codes (0 ok, 1 user error, 2 usage error),
+# messages that name the problem, JSON shapes and .npy files written and read back.
+# usage: cli_test.sh TCSTUDIO_CLI EXAMPLES_DIR WORK_DIR
+set -u
+cli=$1 examples=$2 work=$3
+rm -rf "$work" && mkdir -p "$work"
+passed=0 failed=0
+
+# expect CODE PATTERN -- ARGS...: the exit code is CODE and stdout+stderr match PATTERN.
+expect() {
+  local code=$1 pattern=$2; shift 3
+  local out rc
+  out=$("$cli" "$@" 2>&1); rc=$?
+  if [ "$rc" -eq "$code" ] && grep -qE -- "$pattern" <<<"$out"; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    echo "FAIL: tcstudio-cli $* -> exit $rc (want $code), output:"; echo "$out" | head -20
+    echo "  wanted pattern: $pattern"
+  fi
+}
+
+cat >"$work/bad.tc" <<'TC'
+def f(float(N) A) -> (O) {
+    O(i) = A(i) * Bx(i)
+}
+TC
+cat >"$work/accum.tc" <<'TC'
+# sizes: M=2 K=3 N=2
+def gemm_acc(float(M,K) A, float(K,N) B) -> (C) {
+    C(m, n) += A(m, k) * B(k, n)
+}
+TC
+printf 'not a numpy file' >"$work/garbage.npy"
+
+expect 0 '^tcstudio-cli [0-9]+\.[0-9]+\.[0-9]+$' -- --version
+expect 0 'Commands:' -- --help
+expect 2 'unknown command' -- frobnicate
+expect 2 'usage' --
+for c in check shapes run; do expect 0 "usage: tcstudio-cli $c" -- $c --help; done
+
+# check
+expect 0 '^$' -- check "$examples/matmul.tc"
+expect 1 'bad.tc:2:19: error: unknown tensor or function .Bx.' -- check "$work/bad.tc"
+expect 1 '\^~' -- check "$work/bad.tc"
+expect 1 '"line":2,"column":19,"end_line":2,"end_column":21' -- check "$work/bad.tc" --json
+expect 1 "cannot open '.*missing.tc'" -- check "$work/missing.tc"
+expect 2 "unknown option '--bogus'" -- check "$examples/matmul.tc" --bogus
+expect 2 'expected one FILE.tc' -- check
+
+# shapes
+expect 0 'output +C +float32\[64, 96\]' -- shapes "$examples/matmul.tc"
+expect 0 '"outputs":\[\{"name":"C","type":"float32","shape":\[3,5\],"min":\[0,0\]\}\]' -- shapes "$examples/matmul.tc" --size M=3 --size N=5 --size K=2 --json
+expect 0 '"indices":\{"S0":\{"m":\[0,2\],"n":\[0,4\],"k":\[0,1\]\}\}' -- shapes "$examples/matmul.tc" --size M=3 --size N=5 --size K=2 --json
+expect 1 "'Q' is not a size parameter of 'matmul'" -- shapes "$examples/matmul.tc" --size Q=3
+expect 1 'size M=0 is out of range' -- shapes "$examples/matmul.tc" --size M=0
+expect 2 '--size takes NAME=INT' -- shapes "$examples/matmul.tc" --size M=x
+expect 1 "index 'h' .* has an empty range" -- shapes "$examples/conv2d.tc" --size H=2 --size KH=3
+cat >"$work/two.tc" <<'TC'
+def a(float(N) X) -> (O) { O(i) = X(i) }
+def b(float(N) X) -> (O) { O(i) = X(i) * 2 }
+TC
+expect 1 'defines 2 kernels \(a, b\); choose one with --entry NAME' -- shapes "$work/two.tc" --size N=3
+expect 0 'def b' -- shapes "$work/two.tc" --size N=3 --entry b
+expect 1 "no def named 'c'" -- shapes "$work/two.tc" --size N=3 --entry c
+
+# run, .npy in and out
+expect 0 'C +float32\[64, 96\]' -- run "$examples/matmul.tc" --random=7
+expect 0 'wrote C to' -- run "$examples/matmul.tc" --size M=4 --size K=3 --size N=2 --random --output "C=$work/c.npy"
+expect 0 '"shape":\[4,96\]' -- run "$examples/matmul.tc" --input "A=$work/c.npy" --random --json
+expect 1 "size K is 3 from --size K=3, but the shape \[4, 2\] of 'A' gives K=2" -- run "$examples/matmul.tc" --input "A=$work/c.npy" --size K=3 --random
+expect 1 "input 'A' is missing; pass --input A=FILE.npy or --random" -- run "$examples/matmul.tc"
+expect 1 'garbage.npy' -- run "$examples/matmul.tc" --input "A=$work/garbage.npy" --random
+expect 1 "has no output named 'Z'" -- run "$examples/matmul.tc" --random --output "Z=$work/z.npy"
+expect 1 "no tensor named 'Q'" -- run "$examples/matmul.tc" --input "Q=$work/c.npy"
+expect 2 '--random takes an unsigned integer seed' -- run "$examples/matmul.tc" --random=abc
+expect 1 "size K is 2 from the shape \[4, 2\] of 'A', but the shape \[4, 2\] of 'B' gives K=4" -- run "$examples/matmul.tc" --input "A=$work/c.npy" --input "B=$work/c.npy"
+expect 1 'unknown tensor or function' -- run "$work/bad.tc" --random
+
+# accumulate into a supplied output: C + A*B, with C read from a file
+expect 0 'wrote C' -- run "$work/accum.tc" --random=3 --output "C=$work/c0.npy"
+expect 0 'accumulates into|C +float32\[2, 2\]' -- run "$work/accum.tc" --random=3 --input "C=$work/c0.npy"
+
+echo "cli: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
