@@ -17,16 +17,9 @@ Exit status: 0 when there is no error (warnings allowed), 1 when there is one, 2
 )";
 
 int command_check(const std::vector<std::string>& argv) {
-  auto parsed = parse_args(argv, {{"json", false}, {"help", false}});
-  if (auto* err = std::get_if<std::string>(&parsed)) {
-    std::cerr << "tcstudio-cli check: " << *err << "\n" << kCheckHelp;
-    return kUsageError;
-  }
+  auto parsed = parse_command(argv, {{"json", false}}, "check", kCheckHelp);
+  if (auto* code = std::get_if<int>(&parsed)) return *code;
   const ParsedArgs& args = std::get<ParsedArgs>(parsed);
-  if (args.has("help")) {
-    std::cout << kCheckHelp;
-    return kSuccess;
-  }
   if (args.positional.size() != 1) {
     std::cerr << "tcstudio-cli check: expected one FILE.tc\n" << kCheckHelp;
     return kUsageError;

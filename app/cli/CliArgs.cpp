@@ -1,5 +1,7 @@
 #include "cli/CliArgs.h"
 
+#include <iostream>
+
 namespace tcs::cli {
 
 std::optional<std::string> ParsedArgs::get(const std::string& n) const {
@@ -50,6 +52,21 @@ std::variant<ParsedArgs, std::string> parse_args(const std::vector<std::string>&
     out.options[name].push_back(value);
   }
   return out;
+}
+
+std::variant<ParsedArgs, int> parse_command(const std::vector<std::string>& args, std::vector<OptionSpec> specs,
+                                            const char* command, const char* help) {
+  specs.push_back({"help", false});
+  auto parsed = parse_args(args, specs);
+  if (auto* err = std::get_if<std::string>(&parsed)) {
+    std::cerr << "tcstudio-cli " << command << ": " << *err << "\n" << help;
+    return kUsageError;
+  }
+  if (std::get<ParsedArgs>(parsed).has("help")) {
+    std::cout << help;
+    return kSuccess;
+  }
+  return std::move(std::get<ParsedArgs>(parsed));
 }
 
 }  // namespace tcs::cli

@@ -30,6 +30,12 @@ struct ParsedArgs {
 std::variant<ParsedArgs, std::string> parse_args(const std::vector<std::string>& args,
                                                  const std::vector<OptionSpec>& specs);
 
+// Parses a subcommand's arguments (a --help option is added). Prints the help and returns
+// kSuccess for --help, prints the problem and the help and returns kUsageError on misuse;
+// otherwise returns the parsed arguments.
+std::variant<ParsedArgs, int> parse_command(const std::vector<std::string>& args, std::vector<OptionSpec> specs,
+                                            const char* command, const char* help);
+
 // Splits "NAME=VALUE"; nullopt if there is no '=' or the name is empty.
 std::optional<std::pair<std::string, std::string>> split_assignment(const std::string& s);
 

@@ -58,22 +58,16 @@ std::string number(double v) {
 }  // namespace
 
 int command_run(const std::vector<std::string>& argv) {
-  auto parsed = parse_args(argv, {{"entry", true},
-                                  {"size", true, true},
-                                  {"input", true, true},
-                                  {"output", true, true},
-                                  {"random", true, false, true},
-                                  {"json", false},
-                                  {"help", false}});
-  if (auto* err = std::get_if<std::string>(&parsed)) {
-    std::cerr << "tcstudio-cli run: " << *err << "\n" << kRunHelp;
-    return kUsageError;
-  }
+  auto parsed = parse_command(argv,
+                              {{"entry", true},
+                               {"size", true, true},
+                               {"input", true, true},
+                               {"output", true, true},
+                               {"random", true, false, true},
+                               {"json", false}},
+                              "run", kRunHelp);
+  if (auto* code = std::get_if<int>(&parsed)) return *code;
   const ParsedArgs& args = std::get<ParsedArgs>(parsed);
-  if (args.has("help")) {
-    std::cout << kRunHelp;
-    return kSuccess;
-  }
   std::vector<std::pair<std::string, std::string>> writes;
   for (const std::string& s : args.all("output")) {
     auto kv = split_assignment(s);

@@ -99,20 +99,10 @@ void print_text(const KernelSetup& k) {
 }  // namespace
 
 int command_shapes(const std::vector<std::string>& argv) {
-  auto parsed = parse_args(argv, {{"entry", true},
-                                  {"size", true, true},
-                                  {"input", true, true},
-                                  {"json", false},
-                                  {"help", false}});
-  if (auto* err = std::get_if<std::string>(&parsed)) {
-    std::cerr << "tcstudio-cli shapes: " << *err << "\n" << kShapesHelp;
-    return kUsageError;
-  }
+  auto parsed = parse_command(argv, {{"entry", true}, {"size", true, true}, {"input", true, true}, {"json", false}},
+                              "shapes", kShapesHelp);
+  if (auto* code = std::get_if<int>(&parsed)) return *code;
   const ParsedArgs& args = std::get<ParsedArgs>(parsed);
-  if (args.has("help")) {
-    std::cout << kShapesHelp;
-    return kSuccess;
-  }
   auto setup = kernel_setup(args, "shapes");
   if (auto* code = std::get_if<int>(&setup)) return *code;
   const KernelSetup& k = std::get<KernelSetup>(setup);

@@ -86,31 +86,22 @@ std::optional<int64_t> SymExpr::constant() const {
   return std::nullopt;
 }
 
-SymExpr SymExpr::min(const SymExpr& a, const SymExpr& b) {
-  SymExpr diff = a - b;
-  if (auto d = diff.constant()) return *d <= 0 ? a : b;
+// min or max: picked outright when the operands differ by a constant, else an atom with
+// its operands in canonical order so min(a, b) and min(b, a) are the same.
+SymExpr SymExpr::extremum(bool is_min, const SymExpr& a, const SymExpr& b) {
+  if (auto d = (a - b).constant()) return (is_min ? *d <= 0 : *d >= 0) ? a : b;
   auto atom = std::make_shared<SymAtom>();
-  atom->kind = SymAtom::Min;
+  atom->kind = is_min ? SymAtom::Min : SymAtom::Max;
   bool swap = b.str() < a.str();
   atom->operands = swap ? std::vector<SymExpr>{b, a} : std::vector<SymExpr>{a, b};
-  atom->key = "min(" + atom->operands[0].str() + ", " + atom->operands[1].str() + ")";
+  atom->key = std::string(is_min ? "min(" : "max(") + atom->operands[0].str() + ", " + atom->operands[1].str() + ")";
   SymExpr r = from_atom(atom);
   r.overflow_ = a.overflow_ || b.overflow_;
   return r;
 }
 
-SymExpr SymExpr::max(const SymExpr& a, const SymExpr& b) {
-  SymExpr diff = a - b;
-  if (auto d = diff.constant()) return *d >= 0 ? a : b;
-  auto atom = std::make_shared<SymAtom>();
-  atom->kind = SymAtom::Max;
-  bool swap = b.str() < a.str();
-  atom->operands = swap ? std::vector<SymExpr>{b, a} : std::vector<SymExpr>{a, b};
-  atom->key = "max(" + atom->operands[0].str() + ", " + atom->operands[1].str() + ")";
-  SymExpr r = from_atom(atom);
-  r.overflow_ = a.overflow_ || b.overflow_;
-  return r;
-}
+SymExpr SymExpr::min(const SymExpr& a, const SymExpr& b) { return extremum(true, a, b); }
+SymExpr SymExpr::max(const SymExpr& a, const SymExpr& b) { return extremum(false, a, b); }
 
 SymExpr SymExpr::floordiv(const SymExpr& a, int64_t d) {
   if (d == 1) return a;

@@ -51,6 +51,7 @@ class SymExpr {
  private:
   friend struct SymAtom;
   static SymExpr from_atom(std::shared_ptr<const SymAtom> atom);
+  static SymExpr extremum(bool is_min, const SymExpr& a, const SymExpr& b);
   SymExpr scaled(int64_t k) const;
   SymExpr substitute(size_t term, const SymExpr& replacement_per_unit) const;
   bool prove(int depth) const;
