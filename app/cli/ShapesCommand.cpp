@@ -86,11 +86,15 @@ void print_text(const KernelSetup& k) {
   }
   for (size_t s = 0; s < def.stmts.size(); ++s) {
     const SemaStmt& st = def.stmts[s];
-    std::cout << "  S" << s << "  " << k.checked->file.slice(st.ast->range) << "\n     ";
+    std::cout << "  S" << s << "  " << k.checked->file.slice(st.ast->range);
     for (size_t i = 0; i < st.indices.size(); ++i) {
       const IndexRange& r = k.shapes.stmts[s][i];
-      std::cout << "  " << r.name << " in [" << r.lo << ", " << r.hi << "]"
-                << (i >= size_t(st.lhs_rank) ? " (reduction)" : "");
+      const SemaIndex& ix = st.indices[i];
+      std::cout << "\n       " << r.name << " in [" << r.lo << ", " << r.hi << "]";
+      // The symbolic bounds say where the numbers come from (h in [0, H - KH]).
+      if (!ix.lo.constant() || !ix.hi.constant()) std::cout << "  = [" << ix.lo.str() << ", " << ix.hi.str() << "]";
+      if (i >= size_t(st.lhs_rank)) std::cout << "  (reduction)";
+      if (ix.from_where) std::cout << "  (where)";
     }
     std::cout << "\n";
   }

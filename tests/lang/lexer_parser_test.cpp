@@ -9,16 +9,23 @@
 namespace tcs {
 namespace {
 
-std::vector<Token> lex_ok(const std::string& text) {
-  SourceFile f("t.tc", text);
+// Tokens are views into their file's text, so the file travels with them.
+struct Lexed {
+  std::unique_ptr<SourceFile> file;
+  std::vector<Token> tokens;
+};
+
+Lexed lex_ok(const std::string& text) {
+  Lexed l{std::make_unique<SourceFile>("t.tc", text), {}};
   Diagnostics d;
-  auto toks = lex(f, d);
-  EXPECT_FALSE(d.has_errors()) << diagnostics_format(f, d.list());
-  return toks;
+  l.tokens = lex(*l.file, d);
+  EXPECT_FALSE(d.has_errors()) << diagnostics_format(*l.file, d.list());
+  return l;
 }
 
 TEST(Lexer, LongestMatchAndRanges) {
-  auto t = lex_ok("maxVal max=! max= max <=> <= +=! # comment\n 3 .5 1e-5 2.5e3 3.");
+  Lexed l = lex_ok("maxVal max=! max= max <=> <= +=! # comment\n 3 .5 1e-5 2.5e3 3.");
+  const std::vector<Token>& t = l.tokens;
   std::vector<TokenKind> kinds;
   for (const Token& k : t) kinds.push_back(k.kind);
   std::vector<TokenKind> want = {TokenKind::Identifier, TokenKind::MaxEqBang, TokenKind::MaxEq,
@@ -33,7 +40,8 @@ TEST(Lexer, LongestMatchAndRanges) {
 }
 
 TEST(Lexer, TypeKeywordsAndComments) {
-  auto t = lex_ok("float double int64 uint8 bool float16 # float\n");
+  Lexed l = lex_ok("float double int64 uint8 bool float16 # float\n");
+  const std::vector<Token>& t = l.tokens;
   for (size_t i = 0; i < 6; ++i) EXPECT_EQ(t[i].kind, TokenKind::KwType) << i;
   EXPECT_EQ(t[6].kind, TokenKind::End);
 }
