@@ -260,7 +260,9 @@ class DefChecker {
     if (!lets.empty()) {
       if (auto cycle = lets_substitute(st, lets, diags_)) stmt_error(sc, cycle->range, cycle->message);
     }
-    if (sc.failed) {  // names left unsubstituted would only produce follow-on errors
+    // After an error on the left-hand side or in the where clause (a let cycle leaves names
+    // unsubstituted), resolving the right-hand side would only add follow-on errors.
+    if (sc.failed) {
       where_ranges_.clear();
       s.ok = false;
       out_.ok = false;
