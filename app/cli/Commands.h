@@ -8,6 +8,7 @@ namespace tcs::cli {
 
 int command_check(const std::vector<std::string>& args);
 int command_shapes(const std::vector<std::string>& args);
+int command_compile(const std::vector<std::string>& args);
 int command_run(const std::vector<std::string>& args);
 
 }  // namespace tcs::cli

@@ -1,6 +1,8 @@
 #include "cli/KernelSetup.h"
 
 #include <charconv>
+#include <fstream>
+#include <sstream>
 #include <iostream>
 
 #include "runtime/Npy.h"
@@ -95,6 +97,36 @@ std::variant<KernelSetup, int> kernel_setup(const ParsedArgs& args, const char* 
   }
   k.shapes = std::move(*shapes);
   return k;
+}
+
+std::variant<MappingOptions, int> mapping_options_from_args(const ParsedArgs& args, const SemaDef& def) {
+  auto file = args.get("options");
+  auto preset = args.get("preset");
+  if (file && preset) {
+    std::cerr << "error: give --options or --preset, not both\n";
+    return kUserError;
+  }
+  if (file) {
+    std::ifstream in(*file, std::ios::binary);
+    if (!in) {
+      std::cerr << "error: cannot read options file '" << *file << "'\n";
+      return kUserError;
+    }
+    std::stringstream text;
+    text << in.rdbuf();
+    auto o = mapping_options_from_json(text.str());
+    if (!o) {
+      std::cerr << "error: " << *file << ": " << o.error() << "\n";
+      return kUserError;
+    }
+    return *o;
+  }
+  auto o = mapping_preset(preset.value_or("default"), def);
+  if (!o) {
+    std::cerr << "error: " << o.error() << "\n";
+    return kUserError;
+  }
+  return *o;
 }
 
 }  // namespace tcs::cli

@@ -10,6 +10,7 @@
 #include "cli/CliArgs.h"
 #include "lang/Frontend.h"
 #include "lang/Shapes.h"
+#include "poly/MappingOptions.h"
 #include "runtime/Interpreter.h"
 
 namespace tcs::cli {
@@ -23,6 +24,9 @@ struct KernelSetup {
 
 // On failure prints the problem to stderr and returns the exit code to use.
 std::variant<KernelSetup, int> kernel_setup(const ParsedArgs& args, const char* command);
+
+// --options FILE.json or --preset NAME (default: the "default" preset for the kernel).
+std::variant<MappingOptions, int> mapping_options_from_args(const ParsedArgs& args, const SemaDef& def);
 
 std::string shape_string(const std::vector<int64_t>& shape);
 

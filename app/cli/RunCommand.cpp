@@ -1,30 +1,46 @@
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <thread>
 
+#include "Compiler.h"
 #include "cli/Commands.h"
 #include "cli/KernelSetup.h"
+#include "codegen/CpuKernel.h"
+#include "runtime/Compare.h"
 #include "runtime/Npy.h"
 #include "runtime/RandomInputs.h"
+#include "runtime/ThreadPool.h"
 #include "support/Json.h"
 
 namespace tcs::cli {
 
 static const char* kRunHelp = R"(usage: tcstudio-cli run FILE.tc [--entry NAME] [--size NAME=INT ...]
                        [--input NAME=FILE.npy ...] [--random[=SEED]]
+                       [--target cpu|interp] [--options FILE.json | --preset NAME]
+                       [--check] [--repeat N] [--threads N]
                        [--output NAME=FILE.npy ...] [--json]
 
-Evaluates a def with the reference interpreter and prints a summary of every output.
+Runs a def: compiled for this CPU (the default), or with the reference interpreter.
 
   --input NAME=FILE.npy   an input tensor; an output may be supplied too, for statements
                           that accumulate into it with op= (without '!')
   --random[=SEED]         draw every input not supplied, seeded (default seed 0): floats in
                           [-1, 1), integer tensors used as subscripts within bounds
+  --target cpu|interp     the compiled kernel (default) or the reference interpreter
+  --options, --preset     mapping options for the compiled kernel (default preset: default)
+  --check                 also run the interpreter on the same inputs and compare every
+                          output (error bound per element type, NaN never passes); prints
+                          the worst element and exits 1 on a mismatch
+  --repeat N              run N times after a warm-up; print the median time and GFLOP/s
+  --threads N             threads for parallel loops (default: all cores)
   --output NAME=FILE.npy  write an output to a .npy file
-  --json                  {"entry","sizes","outputs":[{"name","type","shape","min","max",
-                          "mean","first"}],"elapsed_ms"}
+  --json                  {"entry","target","sizes","outputs":[{"name","type","shape","min",
+                          "max","mean","nan_count","first"}],"elapsed_ms","median_ms",
+                          "gflops","max_rel_error","check"}
 )";
 
 namespace {
@@ -55,6 +71,19 @@ std::string number(double v) {
   return buf;
 }
 
+std::optional<int64_t> positive_int(const std::string& s) {
+  int64_t v = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || p != s.data() + s.size() || v < 1) return std::nullopt;
+  return v;
+}
+
+double median(std::vector<double> xs) {
+  std::sort(xs.begin(), xs.end());
+  size_t n = xs.size();
+  return n % 2 ? xs[n / 2] : 0.5 * (xs[n / 2 - 1] + xs[n / 2]);
+}
+
 }  // namespace
 
 int command_run(const std::vector<std::string>& argv) {
@@ -64,6 +93,12 @@ int command_run(const std::vector<std::string>& argv) {
                                {"input", true, true},
                                {"output", true, true},
                                {"random", true, false, true},
+                               {"target", true},
+                               {"options", true},
+                               {"preset", true},
+                               {"check", false},
+                               {"repeat", true},
+                               {"threads", true},
                                {"json", false}},
                               "run", kRunHelp);
   if (auto* code = std::get_if<int>(&parsed)) return *code;
@@ -84,6 +119,28 @@ int command_run(const std::vector<std::string>& argv) {
       std::cerr << "tcstudio-cli run: --random takes an unsigned integer seed, not '" << *r << "'\n";
       return kUsageError;
     }
+  }
+  std::string target = args.get("target").value_or("cpu");
+  if (target != "cpu" && target != "interp") {
+    std::cerr << "tcstudio-cli run: --target takes cpu or interp, not '" << target << "'\n";
+    return kUsageError;
+  }
+  int64_t repeat = 0, threads = std::max(1u, std::thread::hardware_concurrency());
+  if (auto r = args.get("repeat")) {
+    auto v = positive_int(*r);
+    if (!v || *v > 1000000) {
+      std::cerr << "tcstudio-cli run: --repeat takes a count from 1 to 1000000, not '" << *r << "'\n";
+      return kUsageError;
+    }
+    repeat = *v;
+  }
+  if (auto r = args.get("threads")) {
+    auto v = positive_int(*r);
+    if (!v || *v > 1024) {
+      std::cerr << "tcstudio-cli run: --threads takes a count from 1 to 1024, not '" << *r << "'\n";
+      return kUsageError;
+    }
+    threads = *v;
   }
 
   auto setup = kernel_setup(args, "run");
@@ -112,12 +169,65 @@ int command_run(const std::vector<std::string>& argv) {
       return kUserError;
     }
   }
+
+  // The kernel to run: the interpreter, or the JIT-compiled one.
+  std::shared_ptr<CpuKernel> kernel;
+  std::unique_ptr<ThreadPool> pool;
+  if (target == "cpu") {
+    auto options = mapping_options_from_args(args, def);
+    if (auto* code = std::get_if<int>(&options)) return *code;
+    CompileRequest req;
+    req.def = &def;
+    req.shapes = &k.shapes;
+    req.options = std::get<MappingOptions>(options);
+    req.emit_c = false;
+    req.build_kernel = true;
+    auto compiled = compile(req);
+    if (!compiled) {
+      std::cerr << "error: " << compiled.error() << "\n";
+      return kUserError;
+    }
+    kernel = compiled->kernel;
+    pool = std::make_unique<ThreadPool>(int(threads));
+  }
+  auto run_once = [&]() -> Expected<TensorMap> {
+    return kernel ? kernel->run(inputs, pool.get()) : interpret(def, k.shapes, inputs);
+  };
   auto start = std::chrono::steady_clock::now();
-  auto outputs = interpret(def, k.shapes, inputs);
+  auto outputs = run_once();
   double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   if (!outputs) {
     std::cerr << "error: " << outputs.error() << "\n";
     return kUserError;
+  }
+  std::vector<double> times;
+  for (int64_t i = 0; i < repeat; ++i) {
+    auto t0 = std::chrono::steady_clock::now();
+    auto again = run_once();
+    times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    if (!again) {
+      std::cerr << "error: " << again.error() << "\n";
+      return kUserError;
+    }
+  }
+  double median_ms = times.empty() ? ms : median(times);
+  double gflops = kernel_flops(def, k.shapes) / (median_ms * 1e6);
+
+  // --check: the interpreter on the same inputs is the oracle.
+  bool checked = args.has("check") && target == "cpu", check_ok = true;
+  double max_rel_error = 0;
+  std::vector<TensorComparison> comparisons;
+  if (checked) {
+    auto want = interpret(def, k.shapes, inputs);
+    if (!want) {
+      std::cerr << "error: the interpreter failed on the same inputs: " << want.error() << "\n";
+      return kUserError;
+    }
+    for (const auto& [name, t] : *want) {
+      comparisons.push_back(compare_tensors(name, outputs->at(name), t));
+      max_rel_error = std::max(max_rel_error, comparisons.back().max_error);
+      check_ok &= comparisons.back().ok;
+    }
   }
   for (const auto& [name, file] : writes) {
     auto st = npy_write(file, outputs->at(name));
@@ -130,6 +240,7 @@ int command_run(const std::vector<std::string>& argv) {
     JsonWriter w;
     w.begin_object();
     w.field("entry", def.name);
+    w.field("target", target);
     w.key("sizes");
     w.begin_object();
     for (const auto& [n, v] : k.shapes.sizes) w.field(n, v);
@@ -157,23 +268,43 @@ int command_run(const std::vector<std::string>& argv) {
     }
     w.end_array();
     w.field("elapsed_ms", ms);
+    w.field("median_ms", median_ms);
+    w.field("gflops", gflops);
+    if (checked) {
+      w.field("max_rel_error", max_rel_error);
+      w.field("check", check_ok ? "pass" : "fail");
+    }
     w.end_object();
     std::cout << w.str() << "\n";
-    return kSuccess;
+  } else {
+    std::cout << "def " << def.name << "  (" << sizes_describe(def, k.shapes.sizes) << ")  "
+              << (kernel ? "compiled for the CPU, " + std::to_string(threads) + " thread" + (threads > 1 ? "s" : "")
+                         : std::string("interpreted"))
+              << "\n";
+    for (const auto& [name, t] : *outputs) {
+      Summary s = summarize(t);
+      std::cout << "  " << name << "  " << tensor_describe(t) << "  min " << number(s.min) << "  max " << number(s.max)
+                << "  mean " << number(s.mean);
+      if (s.nan) std::cout << "  (" << s.nan << " NaN)";
+      std::cout << "\n    ";
+      for (int64_t i = 0; i < std::min<int64_t>(8, t.numel()); ++i) std::cout << number(t.get_as_double(i)) << " ";
+      if (t.numel() > 8) std::cout << "...";
+      std::cout << "\n";
+    }
+    if (repeat)
+      std::cout << "  median " << number(median_ms) << " ms over " << repeat << " runs, " << number(gflops) << " GFLOP/s\n";
+    else
+      std::cout << "  " << number(ms) << " ms\n";
+    for (const TensorComparison& c : comparisons)
+      std::cout << "  check: " << (c.ok ? "ok, max error " + number(c.max_error) + " (bound " + number(c.bound) + ")" : c.problem)
+                << "\n";
+    for (const auto& [name, file] : writes) std::cout << "  wrote " << name << " to " << file << "\n";
   }
-  std::cout << "def " << def.name << "  (" << sizes_describe(def, k.shapes.sizes) << ")  interpreted in " << number(ms)
-            << " ms\n";
-  for (const auto& [name, t] : *outputs) {
-    Summary s = summarize(t);
-    std::cout << "  " << name << "  " << tensor_describe(t) << "  min " << number(s.min) << "  max " << number(s.max)
-              << "  mean " << number(s.mean);
-    if (s.nan) std::cout << "  (" << s.nan << " NaN)";
-    std::cout << "\n    ";
-    for (int64_t i = 0; i < std::min<int64_t>(8, t.numel()); ++i) std::cout << number(t.get_as_double(i)) << " ";
-    if (t.numel() > 8) std::cout << "...";
-    std::cout << "\n";
+  if (checked && !check_ok) {
+    for (const TensorComparison& c : comparisons)
+      if (!c.ok) std::cerr << "error: check failed: " << c.problem << "\n";
+    return kUserError;
   }
-  for (const auto& [name, file] : writes) std::cout << "  wrote " << name << " to " << file << "\n";
   return kSuccess;
 }
 

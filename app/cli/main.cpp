@@ -16,7 +16,8 @@ static const char* kUsage = R"(usage: tcstudio-cli COMMAND [ARGS]
 Commands:
   check FILE.tc     report every error and warning in a comprehension file
   shapes FILE.tc    print the shape of every output and the range of every index
-  run FILE.tc       evaluate a kernel with the reference interpreter
+  compile FILE.tc   compile a kernel and print its model, schedule, loops, C, LLVM IR or assembly
+  run FILE.tc       run a kernel, compiled for the CPU or with the reference interpreter
 
 Run 'tcstudio-cli COMMAND --help' for the options of a command.
   --version         print the version
@@ -42,6 +43,7 @@ int main(int argc, char** argv) {
   try {
     if (cmd == "check") return command_check(rest);
     if (cmd == "shapes") return command_shapes(rest);
+    if (cmd == "compile") return command_compile(rest);
     if (cmd == "run") return command_run(rest);
   } catch (const std::bad_alloc&) {
     std::cerr << "error: out of memory\n";

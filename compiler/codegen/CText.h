@@ -1,0 +1,20 @@
+#pragma once
+// Readable C99 for a LoopNest: what the IDE shows beside the source and what an export
+// bundle carries. Sizes are folded in as constants (the kernel is specialised to them),
+// every loop line carries its loop id and every statement line its statement name.
+#include <map>
+#include <string>
+
+#include "codegen/GeneratedText.h"
+#include "lang/Sema.h"
+#include "lang/Shapes.h"
+#include "loopnest/LoopNest.h"
+
+namespace tcs {
+
+// `node_lines`, when given, receives the 1-based line of every For and Call node: the
+// LLVM backend uses them as debug locations, so IR and assembly map back through the C.
+GeneratedText generate_c(const SemaDef& def, const DefShapes& shapes, const LoopNest& nest,
+                         std::map<const LoopNode*, int>* node_lines = nullptr);
+
+}  // namespace tcs

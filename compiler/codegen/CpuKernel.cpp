@@ -1,0 +1,268 @@
+// Optimisation (the O3 pipeline for the host CPU), assembly printing and ORC LLJIT.
+#include "codegen/CpuKernel.h"
+
+#include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
+#include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
+#include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
+#include <llvm/IR/AssemblyAnnotationWriter.h>
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/FormattedStream.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Target/TargetMachine.h>
+#include <llvm/Transforms/Utils/Cloning.h>
+
+#include <chrono>
+#include <cstring>
+#include <mutex>
+#include <sstream>
+
+#include "codegen/CText.h"
+#include "codegen/LlvmEmitter.h"
+#include "runtime/ThreadPool.h"
+
+namespace tcs {
+
+struct CpuKernel::Impl {
+  std::unique_ptr<llvm::orc::LLJIT> jit;
+  int32_t (*entry)(void**, void*) = nullptr;
+  const SemaDef* def = nullptr;
+  DefShapes shapes;
+};
+
+CpuKernel::CpuKernel(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+CpuKernel::~CpuKernel() = default;
+
+Status CpuKernel::run_buffers(void* const* buffers, ThreadPool* pool) const {
+  int32_t err = impl_->entry(const_cast<void**>(buffers), pool);
+  if (err & kErrSubscriptOutOfRange)
+    return Error{"a data-dependent subscript of '" + impl_->def->name +
+                 "' was out of range (the compiled kernel read the first element instead)"};
+  if (err & kErrDivisionByZero) return Error{"integer division by zero in '" + impl_->def->name + "'"};
+  return success();
+}
+
+Expected<TensorMap> CpuKernel::run(const TensorMap& supplied, ThreadPool* pool) const {
+  const SemaDef& def = *impl_->def;
+  std::vector<Tensor> buffers;
+  for (size_t t = 0; t < def.tensors.size(); ++t) {
+    const SemaTensor& T = def.tensors[t];
+    const std::vector<int64_t>& shape = impl_->shapes.tensors[t].extent;
+    auto it = supplied.find(T.name);
+    if (it != supplied.end()) {
+      if (it->second.shape != shape || it->second.dtype != T.type)
+        return Error{"tensor '" + T.name + "' must be " + tensor_type_describe(T.type, shape) + ", but the supplied one is " +
+                     tensor_describe(it->second)};
+      buffers.push_back(it->second);
+      continue;
+    }
+    if (T.role == TensorRole::Input) return Error{"input '" + T.name + "' is missing"};
+    auto z = Tensor::zeros(T.type, shape);
+    if (!z) return Error{"cannot allocate '" + T.name + "': " + z.error()};
+    buffers.push_back(std::move(*z));
+  }
+  std::vector<void*> ptrs;
+  for (Tensor& b : buffers) ptrs.push_back(b.data.data());
+  if (Status s = run_buffers(ptrs.data(), pool); !s) return Error{s.error()};
+  TensorMap outputs;
+  for (size_t t = 0; t < def.tensors.size(); ++t)
+    if (def.tensors[t].role == TensorRole::Output) outputs[def.tensors[t].name] = std::move(buffers[t]);
+  return outputs;
+}
+
+namespace {
+
+void init_llvm() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    llvm::InitializeNativeTargetAsmParser();
+  });
+}
+
+Expected<std::unique_ptr<llvm::TargetMachine>> host_machine(llvm::orc::JITTargetMachineBuilder& jtmb) {
+  jtmb.setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  auto tm = jtmb.createTargetMachine();
+  if (!tm) return Error{"LLVM cannot target this CPU: " + llvm::toString(tm.takeError())};
+  return std::move(*tm);
+}
+
+void optimise(llvm::Module& m, llvm::TargetMachine& tm) {
+  for (llvm::Function& f : m) {
+    if (f.isDeclaration()) continue;
+    f.addFnAttr("target-cpu", tm.getTargetCPU());
+    f.addFnAttr("target-features", tm.getTargetFeatureString());
+  }
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PipelineTuningOptions pto;
+  pto.LoopVectorization = true;
+  pto.SLPVectorization = true;
+  llvm::PassBuilder pb(&tm, pto);
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3).run(m, mam);
+}
+
+// Prints the IR with an origin marker before each instruction; the markers become the
+// line map and are removed from the text.
+class OriginAnnotator : public llvm::AssemblyAnnotationWriter {
+ public:
+  void emitInstructionAnnot(const llvm::Instruction* i, llvm::formatted_raw_ostream& os) override {
+    unsigned line = 0;
+    if (const llvm::DebugLoc& dl = i->getDebugLoc()) line = dl.getLine();
+    os << "\x01" << line << "\n";
+  }
+};
+
+// Maps a C line (1-based) to its origin.
+LineOrigin origin_of_c_line(const GeneratedText& c, unsigned line) {
+  if (line == 0 || line > c.lines.size()) return {};
+  return c.lines[line - 1];
+}
+
+GeneratedText ir_text(const llvm::Module& m, const GeneratedText& c) {
+  std::string raw;
+  llvm::raw_string_ostream os(raw);
+  OriginAnnotator annot;
+  m.print(os, &annot);
+  os.flush();
+  GeneratedText out;
+  std::istringstream in(raw);
+  std::string line;
+  LineOrigin pending{};
+  bool have_pending = false;
+  while (std::getline(in, line)) {
+    if (!line.empty() && line[0] == '\x01') {
+      pending = origin_of_c_line(c, unsigned(std::stoul(line.substr(1))));
+      have_pending = true;
+      continue;
+    }
+    out.text += line + "\n";
+    out.lines.push_back(have_pending ? pending : LineOrigin{});
+    have_pending = false;
+  }
+  return out;
+}
+
+// Assembly: `.loc FILE LINE` directives set the origin of the instructions after them.
+// Debug sections at the end are dropped: they are for debuggers, not for reading.
+GeneratedText asm_text(const std::string& raw, const GeneratedText& c) {
+  GeneratedText out;
+  std::istringstream in(raw);
+  std::string line;
+  LineOrigin current{};
+  while (std::getline(in, line)) {
+    if (line.find(".section\t.debug_") != std::string::npos) break;
+    size_t loc = line.find(".loc\t");
+    if (loc != std::string::npos) {
+      std::istringstream fields(line.substr(loc + 5));
+      unsigned file = 0, l = 0;
+      fields >> file >> l;
+      current = origin_of_c_line(c, l);
+    }
+    out.text += line + "\n";
+    out.lines.push_back(current);
+  }
+  return out;
+}
+
+double ms_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+std::string cpu_target_description() {
+  init_llvm();
+  auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!jtmb) return "unknown";
+  std::string s = jtmb->getCPU();
+  for (const std::string& f : jtmb->getFeatures().getFeatures())
+    if (f == "+avx2" || f == "+fma" || f == "+avx512f" || f == "+f16c") s += " " + f;
+  return s;
+}
+
+Expected<CpuCodegenResult> cpu_codegen(const CpuCodegenRequest& req) {
+  init_llvm();
+  CpuCodegenResult result;
+  auto t0 = std::chrono::steady_clock::now();
+  std::map<const LoopNode*, int> node_lines;
+  GeneratedText c = generate_c(*req.def, *req.shapes, *req.nest, &node_lines);
+  auto ctx = std::make_unique<llvm::LLVMContext>();
+  LlvmEmitRequest er{req.def, req.shapes, req.nest, &node_lines, req.def->name + ".c"};
+  std::unique_ptr<llvm::Module> module = emit_llvm_module(*ctx, er);
+  std::string verify;
+  llvm::raw_string_ostream vos(verify);
+  if (llvm::verifyModule(*module, &vos)) return Error{"internal error: invalid LLVM IR generated: " + vos.str()};
+  result.timings.push_back({"llvm-ir", ms_since(t0)});
+
+  auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!jtmb) return Error{"LLVM cannot detect this CPU: " + llvm::toString(jtmb.takeError())};
+  auto tm = host_machine(*jtmb);
+  if (!tm) return Error{tm.error()};
+  module->setDataLayout((*tm)->createDataLayout());
+  module->setTargetTriple((*tm)->getTargetTriple().str());
+
+  t0 = std::chrono::steady_clock::now();
+  optimise(*module, **tm);
+  result.timings.push_back({"llvm-O3", ms_since(t0)});
+  if (req.emit_llvm) result.llvm_ir = ir_text(*module, c);
+  if (req.emit_asm) {
+    t0 = std::chrono::steady_clock::now();
+    std::unique_ptr<llvm::Module> copy = llvm::CloneModule(*module);
+    llvm::SmallString<0> buffer;
+    llvm::raw_svector_ostream os(buffer);
+    llvm::legacy::PassManager pm;
+    if ((*tm)->addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::AssemblyFile))
+      return Error{"internal error: LLVM cannot print assembly for this CPU"};
+    pm.run(*copy);
+    result.assembly = asm_text(std::string(buffer.str()), c);
+    result.timings.push_back({"asm", ms_since(t0)});
+  }
+  if (!req.build_kernel) return result;
+
+  t0 = std::chrono::steady_clock::now();
+  auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(*jtmb)).create();
+  if (!jit) return Error{"cannot start the JIT: " + llvm::toString(jit.takeError())};
+  llvm::orc::JITDylib& lib = (*jit)->getMainJITDylib();
+  const llvm::DataLayout& dl = (*jit)->getDataLayout();
+  auto process = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(dl.getGlobalPrefix());
+  if (!process) return Error{"JIT: " + llvm::toString(process.takeError())};
+  lib.addGenerator(std::move(*process));
+  llvm::orc::MangleAndInterner mangle((*jit)->getExecutionSession(), dl);
+  llvm::orc::SymbolMap symbols;
+  auto define = [&](const std::string& name, void* address) {
+    symbols[mangle(name)] = {llvm::orc::ExecutorAddr::fromPtr(address), llvm::JITSymbolFlags::Exported};
+  };
+  define("tcs_rt_parallel_for", reinterpret_cast<void*>(&tcs_rt_parallel_for));
+  for (const llvm::Function& f : *module)
+    if (f.isDeclaration())
+      if (void* a = builtin_symbol_address(f.getName().str())) define(f.getName().str(), a);
+  if (auto err = lib.define(llvm::orc::absoluteSymbols(std::move(symbols))))
+    return Error{"JIT: " + llvm::toString(std::move(err))};
+  if (auto err = (*jit)->addIRModule(llvm::orc::ThreadSafeModule(std::move(module), std::move(ctx))))
+    return Error{"JIT: " + llvm::toString(std::move(err))};
+  auto sym = (*jit)->lookup(kKernelSymbol);
+  if (!sym) return Error{"JIT: " + llvm::toString(sym.takeError())};
+  auto impl = std::make_unique<CpuKernel::Impl>();
+  impl->entry = sym->toPtr<int32_t (*)(void**, void*)>();
+  impl->jit = std::move(*jit);
+  impl->def = req.def;
+  impl->shapes = *req.shapes;
+  result.kernel = std::make_shared<CpuKernel>(std::move(impl));
+  result.timings.push_back({"jit", ms_since(t0)});
+  return result;
+}
+
+}  // namespace tcs

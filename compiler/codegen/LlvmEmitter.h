@@ -1,0 +1,42 @@
+#pragma once
+// Private to compiler/codegen: LoopNest -> LLVM IR with IRBuilder. Kept apart from the
+// JIT (CpuKernel.cpp) so each heavy LLVM translation unit stays one job.
+#include <map>
+#include <memory>
+#include <string>
+
+#include "lang/Sema.h"
+#include "lang/Shapes.h"
+#include "loopnest/LoopNest.h"
+
+namespace llvm {
+class LLVMContext;
+class Module;
+}  // namespace llvm
+
+namespace tcs {
+
+// The kernel's entry point: int32_t tcs_kernel(void** buffers, void* pool). `buffers` has
+// one pointer per tensor of the def, in SemaDef::tensors order; `pool` is a ThreadPool or
+// null. The result is 0, or a bit set of the run-time errors below.
+inline constexpr const char* kKernelSymbol = "tcs_kernel";
+inline constexpr int kErrSubscriptOutOfRange = 1;
+inline constexpr int kErrDivisionByZero = 2;
+
+struct LlvmEmitRequest {
+  const SemaDef* def = nullptr;
+  const DefShapes* shapes = nullptr;
+  const LoopNest* nest = nullptr;
+  // Line of each loop and statement in the generated C: the debug locations, so that IR
+  // and assembly lines map back to schedule loops and statements through the C text.
+  const std::map<const LoopNode*, int>* node_lines = nullptr;
+  std::string c_file_name = "kernel.c";
+};
+
+std::unique_ptr<llvm::Module> emit_llvm_module(llvm::LLVMContext& ctx, const LlvmEmitRequest& req);
+
+// The double-precision reference implementation of a builtin, by the symbol name the
+// generated code calls ("tcs_builtin_erfinv"); null if there is none.
+void* builtin_symbol_address(const std::string& symbol);
+
+}  // namespace tcs

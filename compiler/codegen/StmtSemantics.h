@@ -1,0 +1,33 @@
+#pragma once
+// What a polyhedral statement does, in the terms every backend needs: which tensor it
+// writes, whether it combines with the old value (a reduction) and with what identity.
+// The C text, the LLVM IR and (later) CUDA all read this, so they cannot disagree.
+#include <cstdint>
+#include <vector>
+
+#include "lang/Sema.h"
+#include "lang/Shapes.h"
+#include "loopnest/LoopNest.h"
+
+namespace tcs {
+
+struct StmtSemantics {
+  int lhs_tensor = -1;
+  ScalarType type = ScalarType::Float32;  // of the left-hand tensor
+  ast::ReduceOp op = ast::ReduceOp::None;
+  bool is_init = false;   // writes the identity
+  bool combines = false;  // new = old op rhs (else new = rhs)
+  // The identity of `op` in `type`: floats in `f`, integers and bools in `i`.
+  double identity_f = 0;
+  int64_t identity_i = 0;
+};
+
+StmtSemantics stmt_semantics(const SemaDef& def, const PolyStmt& s);
+
+// Row-major strides of tensor t, in elements.
+std::vector<int64_t> tensor_strides(const DefShapes& shapes, int t);
+
+// "float", "int32_t", ... for the C text.
+const char* c_type_name(ScalarType t);
+
+}  // namespace tcs

@@ -1,0 +1,81 @@
+#include "loopnest/LoopNest.h"
+
+namespace tcs {
+
+std::string lexpr_to_string(const LExpr& e, const LoopNest& nest) {
+  using Op = LExpr::Op;
+  auto a = [&](size_t i) { return lexpr_to_string(e.args[i], nest); };
+  auto bin = [&](const char* op) { return "(" + a(0) + " " + op + " " + a(1) + ")"; };
+  switch (e.op) {
+    case Op::Int: return std::to_string(e.value);
+    case Op::Iter: return nest.iter_names[size_t(e.value)];
+    case Op::Param: return nest.params[size_t(e.value)];
+    case Op::Add: return bin("+");
+    case Op::Sub: return bin("-");
+    case Op::Mul: return bin("*");
+    case Op::Neg: return "-" + a(0);
+    case Op::FloorDiv: return "floord(" + a(0) + ", " + a(1) + ")";
+    case Op::ExactDiv: return bin("/");
+    case Op::Rem: return bin("%");
+    case Op::Min: return "min(" + a(0) + ", " + a(1) + ")";
+    case Op::Max: return "max(" + a(0) + ", " + a(1) + ")";
+    case Op::Select: return "(" + a(0) + " ? " + a(1) + " : " + a(2) + ")";
+    case Op::Eq: return bin("==");
+    case Op::Le: return bin("<=");
+    case Op::Lt: return bin("<");
+    case Op::Ge: return bin(">=");
+    case Op::Gt: return bin(">");
+    case Op::And: return bin("&&");
+    case Op::Or: return bin("||");
+  }
+  return "?";
+}
+
+namespace {
+
+void print(const LoopNode& n, const LoopNest& nest, int depth, std::string& out) {
+  std::string pad(size_t(depth) * 2, ' ');
+  switch (n.kind) {
+    case LoopNode::Kind::Block:
+      for (const LoopNode& c : n.children) print(c, nest, depth, out);
+      return;
+    case LoopNode::Kind::For: {
+      const std::string& it = nest.iter_names[size_t(n.iter)];
+      out += pad + "for (" + it + " = " + lexpr_to_string(n.init, nest) + "; " + it + " <= " +
+             lexpr_to_string(n.upper, nest) + "; " + it + " += " + std::to_string(n.stride) + ")";
+      std::string notes;
+      if (n.loop_id >= 0) notes += " L" + std::to_string(n.loop_id);
+      if (n.annot.parallel) notes += " parallel";
+      if (n.annot.vector_width) notes += " vector=" + std::to_string(n.annot.vector_width);
+      if (n.annot.unroll) notes += n.annot.unroll < 0 ? std::string(" unroll=full") : " unroll=" + std::to_string(n.annot.unroll);
+      if (n.annot.accumulate_in_registers) notes += " accumulate-in-registers";
+      out += "  //" + notes + "\n";
+      for (const LoopNode& c : n.children) print(c, nest, depth + 1, out);
+      return;
+    }
+    case LoopNode::Kind::If:
+      out += pad + "if " + lexpr_to_string(n.cond, nest) + "\n";
+      for (const LoopNode& c : n.children) print(c, nest, depth + 1, out);
+      if (!n.else_children.empty()) {
+        out += pad + "else\n";
+        for (const LoopNode& c : n.else_children) print(c, nest, depth + 1, out);
+      }
+      return;
+    case LoopNode::Kind::Call: {
+      out += pad + nest.stmts[size_t(n.stmt)].name + "(";
+      for (size_t i = 0; i < n.args.size(); ++i) out += (i ? ", " : "") + lexpr_to_string(n.args[i], nest);
+      out += ")\n";
+      return;
+    }
+  }
+}
+
+}  // namespace
+
+std::string loop_nest_to_string(const LoopNest& nest) {
+  std::string out;
+  print(nest.root, nest, 0, out);
+  return out;
+}
+
+}  // namespace tcs

@@ -1,0 +1,76 @@
+#pragma once
+// The loop tree every backend, the tuner's feature extractor and the views share: plain
+// C++ built from isl's AST, so nothing downstream needs isl. Loops carry the id of the
+// schedule-tree band member they came from and the mapping decisions (threads, vectors,
+// unrolling); statement calls carry the polyhedral statement they execute.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tcs {
+
+// An integer expression over loop iterators and size parameters (isl's AST expressions:
+// affine parts plus min/max/floor division/remainder and comparisons for guards).
+struct LExpr {
+  enum class Op {
+    Int, Iter, Param,
+    Add, Sub, Mul, Neg, FloorDiv, ExactDiv, Rem,  // Rem: remainder of a non-negative dividend
+    Min, Max, Select,
+    Eq, Le, Lt, Ge, Gt, And, Or,
+  };
+  Op op = Op::Int;
+  int64_t value = 0;  // Int; Iter and Param: their number
+  std::vector<LExpr> args;
+
+  static LExpr integer(int64_t v) { return LExpr{Op::Int, v, {}}; }
+  static LExpr iter(int i) { return LExpr{Op::Iter, i, {}}; }
+  static LExpr make(Op op, std::vector<LExpr> args) { return LExpr{op, 0, std::move(args)}; }
+  bool is_int() const { return op == Op::Int; }
+};
+
+struct LoopAnnotation {
+  bool parallel = false;    // iterations run across the thread pool
+  int vector_width = 0;     // > 0: vectorise this innermost loop with this many lanes
+  int unroll = 0;           // > 0: unroll by this factor; -1: unroll fully
+  bool register_tile = false;  // point loop of a register tile
+  bool accumulate_in_registers = false;  // reduction loop whose accumulators stay in registers
+};
+
+struct LoopNode {
+  enum class Kind { For, If, Block, Call };
+  Kind kind = Kind::Block;
+  // For: for (iter = init; iter <= upper; iter += stride)
+  int iter = -1;
+  LExpr init, upper;
+  int64_t stride = 1;
+  int loop_id = -1;  // the schedule band member this loop scans
+  LoopAnnotation annot;
+  // If: the guard; `children` runs when it holds, `else_children` otherwise.
+  LExpr cond;
+  // Call: statement `stmt` at the index values `args` (one per statement index).
+  int stmt = -1;
+  std::vector<LExpr> args;
+
+  std::vector<LoopNode> children;  // For and If bodies, Block members
+  std::vector<LoopNode> else_children;
+};
+
+// A polyhedral statement: source statement `source_stmt`, or its reduction's
+// initialisation ("S0_init") when `is_init`.
+struct PolyStmt {
+  std::string name;
+  int source_stmt = -1;
+  bool is_init = false;
+};
+
+struct LoopNest {
+  LoopNode root;                        // a Block
+  std::vector<PolyStmt> stmts;
+  std::vector<std::string> iter_names;  // c0, c1, ... by iterator number
+  std::vector<std::string> params;      // size parameters that remain symbolic
+};
+
+std::string loop_nest_to_string(const LoopNest& nest);   // pseudo-C, for --emit ast and tests
+std::string lexpr_to_string(const LExpr& e, const LoopNest& nest);
+
+}  // namespace tcs

@@ -1,0 +1,56 @@
+// Stable node ids: every band carries a mark above it naming one loop id per member
+// ("L3_4_5"; isl's id syntax has no commas). Ids come from a counter of the job, so a band keeps its ids through later
+// passes, and the ids reach the isl AST, the LoopNest and every generated text.
+#include "poly/PolyJob.h"
+
+
+namespace tcs::poly {
+
+isl::schedule_node_band mark_band(PolyJob& job, isl::schedule_node_band band, const std::string& role,
+                                  const std::vector<int64_t>& tile_sizes) {
+  std::string name = "L";
+  for (unsigned i = 0; i < band.n_member(); ++i) {
+    int id = job.next_loop_id++;
+    LoopInfo info;
+    info.role = role;
+    info.coincident = band.member_get_coincident(int(i));
+    if (i < tile_sizes.size()) info.tile_size = tile_sizes[i];
+    job.loops[id] = info;
+    name += (i ? "_" : "") + std::to_string(id);
+  }
+  return band.insert_mark(name).child(0).as<isl::schedule_node_band>();
+}
+
+std::vector<int> band_mark_ids(const std::string& mark) {
+  std::vector<int> ids;
+  if (mark.size() < 2 || mark[0] != 'L') return ids;
+  size_t i = 1;
+  while (i < mark.size()) {
+    size_t j = mark.find('_', i);
+    if (j == std::string::npos) j = mark.size();
+    try {
+      ids.push_back(std::stoi(mark.substr(i, j - i)));  // "L3_4_5"
+    } catch (...) {
+      return {};
+    }
+    i = j + 1;
+  }
+  return ids;
+}
+
+int64_t band_member_span(const isl::schedule_node_band& band, int i) {
+  isl_multi_union_pw_aff* mupa = isl_schedule_node_band_get_partial_schedule(band.get());
+  isl_union_pw_aff* upa = isl_multi_union_pw_aff_get_union_pw_aff(mupa, i);
+  isl_multi_union_pw_aff_free(mupa);
+  upa = isl_union_pw_aff_intersect_domain(upa, isl_schedule_node_get_domain(band.get()));
+  isl_val* lo = isl_union_pw_aff_min_val(isl_union_pw_aff_copy(upa));
+  isl_val* hi = isl_union_pw_aff_max_val(upa);
+  int64_t span = 0;
+  if (lo && hi && isl_val_is_int(lo) && isl_val_is_int(hi))
+    span = isl_val_get_num_si(hi) - isl_val_get_num_si(lo) + 1;
+  isl_val_free(lo);
+  isl_val_free(hi);
+  return span;
+}
+
+}  // namespace tcs::poly

@@ -1,0 +1,203 @@
+// Pass 7: isl's AST generator, then the plain LoopNest. Before generating, every band is
+// split into one-member bands, each under a mark with its loop id, so each generated
+// `for` can be traced to exactly one band member even when isl drops degenerate loops.
+
+#include "poly/PolyJob.h"
+
+namespace tcs::poly {
+namespace {
+
+isl::schedule_node split_bands(isl::schedule_node node) {
+  if (node.isa<isl::schedule_node_mark>() && node.child(0).isa<isl::schedule_node_band>()) {
+    std::vector<int> ids = band_mark_ids(mark_name(node));
+    if (ids.size() > 1) {
+      isl::schedule_node band = node_delete(node);
+      band = band.insert_mark("L" + std::to_string(ids[0])).child(0);
+      for (size_t j = 1; j < ids.size(); ++j) {
+        band = band.as<isl::schedule_node_band>().split(1).child(0);
+        band = band.insert_mark("L" + std::to_string(ids[j])).child(0);
+      }
+      for (unsigned i = 0, n = band.n_children(); i < n; ++i) band = split_bands(band.child(int(i))).parent();
+      for (size_t k = 0; k < 2 * ids.size() - 1; ++k) band = band.parent();
+      return band;
+    }
+  }
+  for (unsigned i = 0, n = node.n_children(); i < n; ++i) node = split_bands(node.child(int(i))).parent();
+  return node;
+}
+
+class AstConverter {
+ public:
+  AstConverter(PolyJob& job, LoopNest& nest) : job_(job), nest_(nest) {}
+
+  LoopNode node(const isl::ast_node& n, int loop_id = -1) {
+    LoopNode r;
+    switch (isl_ast_node_get_type(n.get())) {
+      case isl_ast_node_for: {
+        r.kind = LoopNode::Kind::For;
+        isl::ast_expr it = isl::manage(isl_ast_node_for_get_iterator(n.get()));
+        r.iter = iter_number(id_name(it));
+        r.init = expr(isl::manage(isl_ast_node_for_get_init(n.get())));
+        isl::ast_expr inc = isl::manage(isl_ast_node_for_get_inc(n.get()));
+        LExpr step = expr(inc);
+        if (!step.is_int() || step.value < 1) throw std::runtime_error("isl produced a loop with a non-constant step");
+        r.stride = step.value;
+        r.upper = upper_bound(isl::manage(isl_ast_node_for_get_cond(n.get())), r.iter);
+        r.loop_id = loop_id;
+        if (auto it2 = job_.loops.find(loop_id); it2 != job_.loops.end()) {
+          const LoopInfo& li = it2->second;
+          r.annot.parallel = li.parallel;
+          r.annot.vector_width = li.vector_width;
+          r.annot.unroll = li.unroll;
+          r.annot.register_tile = li.register_tile;
+          r.annot.accumulate_in_registers = li.accumulate;
+        }
+        append(r.children, node(isl::manage(isl_ast_node_for_get_body(n.get()))));
+        break;
+      }
+      case isl_ast_node_if: {
+        r.kind = LoopNode::Kind::If;
+        r.cond = expr(isl::manage(isl_ast_node_if_get_cond(n.get())));
+        append(r.children, node(isl::manage(isl_ast_node_if_get_then_node(n.get()))));
+        if (isl_ast_node_if_has_else_node(n.get()) == isl_bool_true)
+          append(r.else_children, node(isl::manage(isl_ast_node_if_get_else_node(n.get()))));
+        break;
+      }
+      case isl_ast_node_block: {
+        r.kind = LoopNode::Kind::Block;
+        isl_ast_node_list* list = isl_ast_node_block_get_children(n.get());
+        for (int i = 0, k = int(isl_ast_node_list_n_ast_node(list)); i < k; ++i)
+          append(r.children, node(isl::manage(isl_ast_node_list_get_at(list, i))));
+        isl_ast_node_list_free(list);
+        break;
+      }
+      case isl_ast_node_mark: {
+        isl_id* id = isl_ast_node_mark_get_id(n.get());
+        std::string name = isl_id_get_name(id);
+        isl_id_free(id);
+        std::vector<int> ids = band_mark_ids(name);
+        return node(isl::manage(isl_ast_node_mark_get_node(n.get())), ids.size() == 1 ? ids[0] : -1);
+      }
+      case isl_ast_node_user: {
+        r.kind = LoopNode::Kind::Call;
+        isl::ast_expr call = isl::manage(isl_ast_node_user_get_expr(n.get()));
+        isl::ast_expr callee = isl::manage(isl_ast_expr_op_get_arg(call.get(), 0));
+        r.stmt = job_.stmt_index(id_name(callee));
+        for (int i = 1, k = int(isl_ast_expr_op_get_n_arg(call.get())); i < k; ++i)
+          r.args.push_back(expr(isl::manage(isl_ast_expr_op_get_arg(call.get(), i))));
+        break;
+      }
+      default: throw std::runtime_error("unexpected isl AST node");
+    }
+    return r;
+  }
+
+ private:
+  // Blocks nested in blocks are flattened.
+  static void append(std::vector<LoopNode>& out, LoopNode n) {
+    if (n.kind == LoopNode::Kind::Block) {
+      for (LoopNode& c : n.children) out.push_back(std::move(c));
+    } else {
+      out.push_back(std::move(n));
+    }
+  }
+
+  static std::string id_name(const isl::ast_expr& e) {
+    isl_id* id = isl_ast_expr_id_get_id(e.get());
+    std::string s = isl_id_get_name(id);
+    isl_id_free(id);
+    return s;
+  }
+
+  int iter_number(const std::string& name) {
+    for (size_t i = 0; i < nest_.iter_names.size(); ++i)
+      if (nest_.iter_names[i] == name) return int(i);
+    nest_.iter_names.push_back(name);
+    return int(nest_.iter_names.size() - 1);
+  }
+
+  LExpr upper_bound(const isl::ast_expr& cond, int iter) {
+    LExpr c = expr(cond);
+    bool ok = (c.op == LExpr::Op::Le || c.op == LExpr::Op::Lt) && c.args[0].op == LExpr::Op::Iter && c.args[0].value == iter;
+    if (!ok) throw std::runtime_error("isl produced a loop condition that is not an upper bound");
+    if (c.op == LExpr::Op::Le) return c.args[1];
+    return LExpr::make(LExpr::Op::Sub, {c.args[1], LExpr::integer(1)});
+  }
+
+  LExpr expr(const isl::ast_expr& e) {
+    switch (isl_ast_expr_get_type(e.get())) {
+      case isl_ast_expr_int: {
+        isl_val* v = isl_ast_expr_int_get_val(e.get());
+        int64_t x = isl_val_get_num_si(v);
+        isl_val_free(v);
+        return LExpr::integer(x);
+      }
+      case isl_ast_expr_id: {
+        std::string n = id_name(e);
+        for (size_t i = 0; i < job_.params.size(); ++i)
+          if (job_.params[i] == n) return LExpr{LExpr::Op::Param, int64_t(i), {}};
+        return LExpr::iter(iter_number(n));
+      }
+      case isl_ast_expr_op: break;
+      default: throw std::runtime_error("unexpected isl AST expression");
+    }
+    std::vector<LExpr> args;
+    for (int i = 0, k = int(isl_ast_expr_op_get_n_arg(e.get())); i < k; ++i)
+      args.push_back(expr(isl::manage(isl_ast_expr_op_get_arg(e.get(), i))));
+    using Op = LExpr::Op;
+    auto fold = [&](Op op) {  // n-ary min/max/and/or into binary
+      LExpr r = args[0];
+      for (size_t i = 1; i < args.size(); ++i) r = LExpr::make(op, {r, args[i]});
+      return r;
+    };
+    switch (isl_ast_expr_op_get_type(e.get())) {
+      case isl_ast_expr_op_add: return LExpr::make(Op::Add, args);
+      case isl_ast_expr_op_sub: return LExpr::make(Op::Sub, args);
+      case isl_ast_expr_op_mul: return LExpr::make(Op::Mul, args);
+      case isl_ast_expr_op_minus: return LExpr::make(Op::Neg, args);
+      case isl_ast_expr_op_div: return LExpr::make(Op::ExactDiv, args);
+      case isl_ast_expr_op_fdiv_q:
+      case isl_ast_expr_op_pdiv_q: return LExpr::make(Op::FloorDiv, args);
+      case isl_ast_expr_op_pdiv_r:
+      case isl_ast_expr_op_zdiv_r: return LExpr::make(Op::Rem, args);
+      case isl_ast_expr_op_min: return fold(Op::Min);
+      case isl_ast_expr_op_max: return fold(Op::Max);
+      case isl_ast_expr_op_select:
+      case isl_ast_expr_op_cond: return LExpr::make(Op::Select, args);
+      case isl_ast_expr_op_eq: return LExpr::make(Op::Eq, args);
+      case isl_ast_expr_op_le: return LExpr::make(Op::Le, args);
+      case isl_ast_expr_op_lt: return LExpr::make(Op::Lt, args);
+      case isl_ast_expr_op_ge: return LExpr::make(Op::Ge, args);
+      case isl_ast_expr_op_gt: return LExpr::make(Op::Gt, args);
+      case isl_ast_expr_op_and:
+      case isl_ast_expr_op_and_then: return fold(Op::And);
+      case isl_ast_expr_op_or:
+      case isl_ast_expr_op_or_else: return fold(Op::Or);
+      default: throw std::runtime_error("unexpected isl AST operation");
+    }
+  }
+
+  PolyJob& job_;
+  LoopNest& nest_;
+};
+
+}  // namespace
+
+LoopNest build_loop_nest(PolyJob& job) {
+  LoopNest nest;
+  nest.stmts = job.stmts;
+  nest.params = job.def.size_params;
+  isl::schedule s = split_bands(job.schedule.root()).schedule();
+  isl::ast_build build = isl::ast_build::from_context(job.context);
+  isl::ast_node ast = build.node_from(s);
+  LoopNode root = AstConverter(job, nest).node(ast);
+  if (root.kind != LoopNode::Kind::Block) {
+    LoopNode block;
+    block.children.push_back(std::move(root));
+    root = std::move(block);
+  }
+  nest.root = std::move(root);
+  return nest;
+}
+
+}  // namespace tcs::poly

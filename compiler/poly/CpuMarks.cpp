@@ -1,0 +1,66 @@
+// Pass 5: CPU mapping decisions, recorded per loop id. On each path from the root, the
+// outermost parallel (coincident) loop that runs more than once goes to the thread pool;
+// the innermost loop is vectorised when it is parallel; register tiles are unrolled and,
+// when asked, their reduction loop keeps the accumulators in registers.
+#include "poly/PolyJob.h"
+
+namespace tcs::poly {
+namespace {
+
+bool has_band_below(const isl::schedule_node& band) {
+  return !band.child(0).every_descendant([](isl::schedule_node n) { return !n.isa<isl::schedule_node_band>(); });
+}
+
+class CpuMarker {
+ public:
+  explicit CpuMarker(PolyJob& job) : job_(job), o_(job.options) {}
+
+  void visit(const isl::schedule_node& node, bool parallel_above) {
+    if (node.isa<isl::schedule_node_mark>() && node.child(0).isa<isl::schedule_node_band>()) {
+      std::vector<int> ids = band_mark_ids(mark_name(node));
+      if (!ids.empty()) {
+        isl::schedule_node_band band = node.child(0).as<isl::schedule_node_band>();
+        parallel_above = mark_band(band, ids, parallel_above);
+        visit(band.child(0), parallel_above);
+        return;
+      }
+    }
+    for (unsigned i = 0, n = node.n_children(); i < n; ++i) visit(node.child(int(i)), parallel_above);
+  }
+
+ private:
+  bool mark_band(const isl::schedule_node_band& band, const std::vector<int>& ids, bool parallel_above) {
+    bool innermost = !has_band_below(band);
+    for (size_t i = 0; i < ids.size(); ++i) {
+      LoopInfo& info = job_.loops[ids[i]];
+      info.coincident = band.member_get_coincident(int(i));
+      int64_t span = band_member_span(band, int(i));
+      bool runs_more_than_once = span != 1;  // 0: symbolic, assume it does
+      if (o_.cpu.parallel && !parallel_above && info.coincident && runs_more_than_once) {
+        info.parallel = true;
+        parallel_above = true;
+      }
+      // Register tiles: the members the register tile bounds are unrolled; the reduction
+      // loop around them may keep the accumulators in registers.
+      if (info.role == "register point") {
+        if (info.tile_size > 0) info.register_tile = true, info.unroll = -1;
+        else if (!info.coincident && o_.cpu.register_accumulate) info.accumulate = true;
+      }
+      bool last = i + 1 == ids.size();
+      if (innermost && last && runs_more_than_once) {
+        if (o_.cpu.vectorize && o_.cpu.vector_width > 1 && info.coincident) info.vector_width = o_.cpu.vector_width;
+        if (o_.unroll > 1 && info.unroll == 0) info.unroll = o_.unroll;
+      }
+    }
+    return parallel_above;
+  }
+
+  PolyJob& job_;
+  const MappingOptions& o_;
+};
+
+}  // namespace
+
+void mark_cpu_loops(PolyJob& job) { CpuMarker(job).visit(job.schedule.root(), false); }
+
+}  // namespace tcs::poly

@@ -1,0 +1,72 @@
+// The lowering pipeline, read top to bottom: each step is one pass in its own file, timed,
+// followed by a snapshot of the schedule tree.
+#include "poly/Lowering.h"
+
+#include <chrono>
+#include <cstdlib>
+
+#include "poly/PolyJob.h"
+
+namespace tcs {
+
+std::vector<std::string> lowering_pass_names() {
+  return {"model", "dependences", "schedule", "tile", "cpu-marks", "ast"};
+}
+
+namespace {
+
+Status check_against_kernel(const SemaDef& def, const MappingOptions& o) {
+  for (size_t i = 0; i < o.cpu.pack.size(); ++i) {
+    const std::string& t = o.cpu.pack[i].tensor;
+    if (def.find_tensor(t) < 0)
+      return Error{"cpu.pack[" + std::to_string(i) + "].tensor: '" + def.name + "' has no tensor named '" + t + "'"};
+  }
+  if (!o.cpu.pack.empty())
+    return Error{"cpu.pack: packing tensor tiles is not implemented yet; remove the entry"};
+  return success();
+}
+
+}  // namespace
+
+Expected<LoweringResult> lower_to_loop_nest(const SemaDef& def, const DefShapes& shapes,
+                                            const MappingOptions& options, const std::atomic<bool>* cancel) {
+  if (!def.ok) return Error{"'" + def.name + "' has errors; fix them before compiling it"};
+  if (Status s = mapping_options_validate(options); !s) return Error{"options: " + s.error()};
+  if (Status s = check_against_kernel(def, options); !s) return Error{"options: " + s.error()};
+
+  LoweringResult result;
+  poly::PolyJob job(def, shapes, options);
+  auto step = [&](const char* name, auto&& pass) -> bool {
+    if (cancel && cancel->load()) return false;
+    auto t0 = std::chrono::steady_clock::now();
+    pass();
+    auto t1 = std::chrono::steady_clock::now();
+    PassSnapshot snap;
+    snap.pass = name;
+    snap.milliseconds = std::chrono::duration<double, std::milli>(t1 - t0).count();
+    snap.tree = poly::snapshot_schedule(job);
+    if (char* text = isl_schedule_to_str(job.schedule.get())) {
+      snap.isl_schedule = text;
+      free(text);
+    }
+    result.passes.push_back(std::move(snap));
+    return true;
+  };
+  try {
+    bool done = step("model", [&] { poly::build_model(job); job.schedule = job.initial; }) &&
+                step("dependences", [&] { poly::compute_dependences(job); }) &&
+                step("schedule", [&] { poly::compute_schedule(job); }) &&
+                step("tile", [&] { poly::tile_bands(job); }) &&
+                step("cpu-marks", [&] { poly::mark_cpu_loops(job); }) &&
+                step("ast", [&] { result.nest = poly::build_loop_nest(job); });
+    if (!done) return Error{"compilation cancelled"};
+  } catch (const poly::OptionError& e) {
+    return Error{"options: " + e.message};
+  } catch (const std::exception& e) {
+    return Error{std::string("internal error in the polyhedral pipeline: ") + e.what()};
+  }
+  result.model = std::move(job.info);
+  return result;
+}
+
+}  // namespace tcs

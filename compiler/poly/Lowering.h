@@ -1,0 +1,33 @@
+#pragma once
+// From a checked def to a LoopNest through isl: the lowering pipeline of ARCHITECTURE.md
+// §4. The result is plain data; isl stays inside compiler/poly/*.cpp.
+#include <atomic>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "lang/Sema.h"
+#include "lang/Shapes.h"
+#include "loopnest/LoopNest.h"
+#include "poly/MappingOptions.h"
+#include "poly/ScheduleTree.h"
+#include "support/Expected.h"
+
+namespace tcs {
+
+struct LoweringResult {
+  PolyModelInfo model;
+  std::vector<PassSnapshot> passes;  // in pipeline order
+  LoopNest nest;
+};
+
+// The passes, in order; --dump-after and the IDE's pass list use these names.
+std::vector<std::string> lowering_pass_names();
+
+// `cancel`, when set, is polled between passes (and bounds isl's work); a cancelled job
+// returns an error saying so.
+Expected<LoweringResult> lower_to_loop_nest(const SemaDef& def, const DefShapes& shapes,
+                                            const MappingOptions& options,
+                                            const std::atomic<bool>* cancel = nullptr);
+
+}  // namespace tcs

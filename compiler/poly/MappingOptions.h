@@ -1,0 +1,68 @@
+#pragma once
+// How a kernel is scheduled and mapped: a plain struct, read and written as JSON, that the
+// passes, the tuner's search space and the IDE's options panel all share. Validation
+// names the field at fault; checks that need the kernel (a tensor to pack, the number of
+// loops in a band) happen when the options are applied, with the same kind of message.
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "support/Expected.h"
+
+namespace tcs {
+
+struct SemaDef;
+
+// Which statements the isl scheduler may fuse (TC's strategies): Max fuses whatever it
+// can, Preserve3Coincident fuses only while three outer loops stay parallel, Min keeps
+// statements apart unless fusing them is required.
+enum class FusionStrategy { Max, Preserve3Coincident, Min };
+std::string_view fusion_strategy_name(FusionStrategy f);
+
+struct PackRequest {
+  std::string tensor;  // copy this tensor's tile into a contiguous local buffer ...
+  int depth = 0;       // ... inside this many loops of the tiled band (0 = outside it)
+  friend bool operator==(const PackRequest&, const PackRequest&) = default;
+};
+
+struct CpuMapping {
+  bool parallel = true;            // the outermost parallel loop runs across threads
+  bool vectorize = true;           // the innermost loop is vectorised ...
+  int vector_width = 8;            // ... this many lanes wide (8 floats: one AVX2 register)
+  std::vector<int> point_loop_order;  // permutation of the point loops; empty: as scheduled
+  std::vector<PackRequest> pack;
+  bool register_accumulate = false;  // keep the register tile's accumulators in registers
+  friend bool operator==(const CpuMapping&, const CpuMapping&) = default;
+};
+
+struct MappingOptions {
+  FusionStrategy outer_fusion = FusionStrategy::Preserve3Coincident;
+  FusionStrategy intra_tile_fusion = FusionStrategy::Min;
+  bool fix_parameters_before_scheduling = true;
+  std::vector<int64_t> tile;           // cache level, outer loop first; empty: no tiling
+  std::vector<int64_t> register_tile;  // second level, inside the cache tiles
+  bool tile_imperfectly_nested = false;  // also tile bands that do not reach every statement
+  int unroll = 1;                        // unroll factor of the innermost loop
+  CpuMapping cpu;
+  friend bool operator==(const MappingOptions&, const MappingOptions&) = default;
+};
+
+// Parses and validates; errors name the field ("tile[1] must be a positive integer, got 0")
+// and, for JSON syntax, the line and column.
+Expected<MappingOptions> mapping_options_from_json(std::string_view text);
+std::string mapping_options_to_json(const MappingOptions& o);  // pretty, stable key order
+Status mapping_options_validate(const MappingOptions& o);
+
+// "naive" (textual order, no tiling, no threads, no vectors), "default" (chosen from the
+// kernel's class), and the class presets "contraction", "reduction", "elementwise".
+std::vector<std::string> mapping_preset_names();
+Expected<MappingOptions> mapping_preset(std::string_view name, const SemaDef& def);
+
+// What kind of kernel a def is, for picking a default: a sum of products with a reduction
+// (matmul, convolution), another reduction, or neither.
+enum class KernelClass { Contraction, Reduction, Elementwise };
+KernelClass classify_kernel(const SemaDef& def);
+std::string_view kernel_class_name(KernelClass k);
+
+}  // namespace tcs

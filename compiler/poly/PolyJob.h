@@ -1,0 +1,110 @@
+#pragma once
+// Private to compiler/poly: the state one lowering job carries from pass to pass. This is
+// the only header that includes isl's C++ bindings; each pass is a function of a PolyJob
+// in its own .cpp file, and Lowering.cpp calls them in order.
+#include <isl/cpp.h>
+#include <isl/options.h>
+
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "lang/Sema.h"
+#include "lang/Shapes.h"
+#include "loopnest/LoopNest.h"
+#include "poly/MappingOptions.h"
+#include "poly/ScheduleTree.h"
+
+namespace tcs::poly {
+
+// Owns the isl context; declared first in PolyJob so it is destroyed after every isl
+// object of the job.
+struct IslContext {
+  isl_ctx* ctx;
+  IslContext() : ctx(isl_ctx_alloc()) { isl_options_set_on_error(ctx, ISL_ON_ERROR_CONTINUE); }
+  ~IslContext() { isl_ctx_free(ctx); }
+  IslContext(const IslContext&) = delete;
+  IslContext& operator=(const IslContext&) = delete;
+};
+
+// What the passes decided about one loop (one band member), keyed by its stable id.
+struct LoopInfo {
+  std::string role;  // "scheduled", "tile", "point", "register tile", "register point"
+  int64_t tile_size = 0;
+  bool coincident = false;
+  bool parallel = false;
+  int vector_width = 0;
+  int unroll = 0;
+  bool register_tile = false;
+  bool accumulate = false;  // the reduction loop around a register tile kept in registers
+};
+
+// An error in the user's options that only shows once the kernel is known.
+struct OptionError {
+  std::string message;
+};
+
+struct PolyJob {
+  IslContext owner;
+  isl::ctx ctx{owner.ctx};
+  const SemaDef& def;
+  const DefShapes& shapes;
+  const MappingOptions& options;
+
+  std::vector<PolyStmt> stmts;       // S<k> and S<k>_init, in textual order
+  std::vector<std::string> params;   // the size parameters' names in isl text, in def order
+  isl::set context;                  // values of the size parameters
+  isl::union_set domain;
+  isl::union_map reads, writes;
+  isl::union_map flow, anti, output, reduction;
+  isl::schedule initial;             // textual order
+  isl::schedule schedule;            // the current schedule tree
+  std::map<int, LoopInfo> loops;
+  int next_loop_id = 0;
+  PolyModelInfo info;
+
+  PolyJob(const SemaDef& d, const DefShapes& s, const MappingOptions& o) : def(d), shapes(s), options(o) {}
+  int stmt_index(const std::string& name) const;
+};
+
+// The passes (ARCHITECTURE.md §4), in pipeline order.
+void build_model(PolyJob& job);
+void compute_dependences(PolyJob& job);
+void compute_schedule(PolyJob& job);
+void tile_bands(PolyJob& job);
+void mark_cpu_loops(PolyJob& job);
+LoopNest build_loop_nest(PolyJob& job);
+
+// Shared helpers for the passes.
+// Puts a mark naming fresh loop ids directly above `band`; returns the band below it.
+isl::schedule_node_band mark_band(PolyJob& job, isl::schedule_node_band band, const std::string& role,
+                                  const std::vector<int64_t>& tile_sizes = {});
+// The loop ids a band mark names ("L3_4_5" -> {3, 4, 5}); empty when it is not ours.
+std::vector<int> band_mark_ids(const std::string& mark_name);
+ScheduleNode snapshot_schedule(const PolyJob& job);
+
+// What the C++ bindings of isl 0.25 lack.
+template <class T>
+std::string isl_text(const T& x) {
+  std::ostringstream os;
+  os << x;
+  return os.str();
+}
+inline isl::union_set node_domain(const isl::schedule_node& n) {
+  return isl::manage(isl_schedule_node_get_domain(n.get()));
+}
+inline isl::schedule_node node_delete(const isl::schedule_node& n) {
+  return isl::manage(isl_schedule_node_delete(n.copy()));
+}
+inline std::string mark_name(const isl::schedule_node& n) {
+  isl_id* id = isl_schedule_node_mark_get_id(n.get());
+  std::string s = isl_id_get_name(id) ? isl_id_get_name(id) : "";
+  isl_id_free(id);
+  return s;
+}
+// The number of values band member `i` takes over the instances reaching the band: 0 when
+// it is not a known constant (symbolic sizes), else max - min + 1 in schedule units.
+int64_t band_member_span(const isl::schedule_node_band& band, int i);
+
+}  // namespace tcs::poly

@@ -1,0 +1,53 @@
+// Pass 3: the isl scheduler. Validity is every dependence except the reductions' own
+// (their order only changes rounding); coincidence keeps them, so a reduction loop is
+// never marked parallel; proximity asks for locality along all of them. The fusion
+// strategy maps onto isl's options:
+//   Max                  fuse whatever the dependences allow (isl's default clustering)
+//   Preserve3Coincident  isl's maximize_coincidence: do not fuse when it costs an outer
+//                        parallel loop (TC's exact rule counts three; isl's is "any")
+//   Min                  one strongly connected component at a time (serialize_sccs)
+#include "poly/PolyJob.h"
+
+
+namespace tcs::poly {
+namespace {
+
+void set_fusion_options(isl_ctx* ctx, FusionStrategy f) {
+  isl_options_set_schedule_serialize_sccs(ctx, f == FusionStrategy::Min);
+  isl_options_set_schedule_maximize_coincidence(ctx, f == FusionStrategy::Preserve3Coincident);
+  isl_options_set_schedule_whole_component(ctx, 0);
+  isl_options_set_schedule_outer_coincidence(ctx, 0);
+}
+
+isl::schedule_node mark_all_bands(PolyJob& job, isl::schedule_node node) {
+  bool band = node.isa<isl::schedule_node_band>();
+  if (band) node = mark_band(job, node.as<isl::schedule_node_band>(), "scheduled");
+  for (unsigned i = 0, n = node.n_children(); i < n; ++i) node = mark_all_bands(job, node.child(int(i))).parent();
+  return band ? node.parent() : node;
+}
+
+}  // namespace
+
+void compute_schedule(PolyJob& job) {
+  set_fusion_options(job.ctx.get(), job.options.outer_fusion);
+  isl::union_map all = job.flow.unite(job.anti).unite(job.output);
+  // Symbolic sizes: the schedule must hold for every size >= 1; fixed sizes: for these.
+  isl::set context = job.context;
+  if (!job.options.fix_parameters_before_scheduling) {
+    std::string names, positive;
+    for (const std::string& n : job.params) {
+      names += (names.empty() ? "" : ", ") + n;
+      positive += (positive.empty() ? "" : " and ") + n + " >= 1";
+    }
+    context = isl::set(job.ctx, "[" + names + "] -> { : " + (positive.empty() ? "true" : positive) + " }");
+  }
+  isl::schedule_constraints sc = isl::schedule_constraints::on_domain(job.domain)
+                                     .set_context(context)
+                                     .set_validity(all.subtract(job.reduction))
+                                     .set_coincidence(all)
+                                     .set_proximity(all);
+  isl::schedule s = sc.compute_schedule();
+  job.schedule = mark_all_bands(job, s.root()).schedule();
+}
+
+}  // namespace tcs::poly

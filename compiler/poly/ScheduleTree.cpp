@@ -1,0 +1,58 @@
+#include "poly/ScheduleTree.h"
+
+namespace tcs {
+
+std::string_view schedule_node_kind_name(ScheduleNode::Kind k) {
+  using K = ScheduleNode::Kind;
+  switch (k) {
+    case K::Domain: return "domain";
+    case K::Context: return "context";
+    case K::Band: return "band";
+    case K::Sequence: return "sequence";
+    case K::Set: return "set";
+    case K::Filter: return "filter";
+    case K::Mark: return "mark";
+    case K::Leaf: return "leaf";
+    case K::Extension: return "extension";
+    case K::Guard: return "guard";
+    case K::Expansion: return "expansion";
+  }
+  return "?";
+}
+
+namespace {
+
+void print(const ScheduleNode& n, int depth, std::string& out) {
+  if (n.kind == ScheduleNode::Kind::Leaf) return;
+  out += std::string(size_t(depth) * 2, ' ');
+  out += schedule_node_kind_name(n.kind);
+  if (n.kind == ScheduleNode::Kind::Band) {
+    out += " " + n.role;
+    for (size_t i = 0; i < n.members.size(); ++i) {
+      const BandMember& m = n.members[i];
+      out += "\n" + std::string(size_t(depth) * 2 + 2, ' ') + "L" + std::to_string(m.loop_id) + ": " + m.schedule;
+      std::string flags;
+      if (m.coincident) flags += " coincident";
+      if (n.permutable) flags += " permutable";
+      if (i < n.tile_sizes.size() && n.tile_sizes[i] > 0) flags += " tile=" + std::to_string(n.tile_sizes[i]);
+      if (m.parallel) flags += " parallel";
+      if (m.vector_width) flags += " vector=" + std::to_string(m.vector_width);
+      if (m.unroll) flags += m.unroll < 0 ? std::string(" unroll=full") : " unroll=" + std::to_string(m.unroll);
+      if (!flags.empty()) out += "  [" + flags.substr(1) + "]";
+    }
+  } else if (!n.text.empty()) {
+    out += " " + n.text;
+  }
+  out += "\n";
+  for (const ScheduleNode& c : n.children) print(c, depth + 1, out);
+}
+
+}  // namespace
+
+std::string schedule_tree_to_string(const ScheduleNode& root) {
+  std::string out;
+  print(root, 0, out);
+  return out;
+}
+
+}  // namespace tcs

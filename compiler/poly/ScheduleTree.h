@@ -1,0 +1,61 @@
+#pragma once
+// Plain-data snapshots of the polyhedral model and of the schedule tree after each pass:
+// what the CLI prints, the IDE's pass list draws and the golden tests compare. Sets and
+// maps are kept in isl's text syntax so tests can compare them with isl equality.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tcs {
+
+struct ModelStatement {
+  std::string name;       // "S0", "S0_init"
+  int source_stmt = -1;   // index into SemaDef::stmts
+  bool is_init = false;
+  std::string domain;     // isl set
+  std::vector<std::string> reads, writes;  // isl maps, one per access
+};
+
+struct PolyModelInfo {
+  std::string context;  // isl set over the size parameters
+  std::vector<ModelStatement> statements;
+  // isl union maps between statement instances.
+  std::string flow, anti, output;
+  std::string reduction;  // the reductions' self-dependences (part of flow/anti/output)
+  std::string initial_schedule;  // textual order
+  std::vector<std::string> notes;  // approximations made while modelling
+};
+
+struct BandMember {
+  int loop_id = -1;       // stable node id of the loop this member becomes
+  std::string schedule;   // isl multi_union_pw_aff text of this member
+  bool coincident = false;
+  bool parallel = false;  // mapped to threads
+  int vector_width = 0;   // vectorised
+  int unroll = 0;
+};
+
+struct ScheduleNode {
+  enum class Kind { Domain, Context, Band, Sequence, Set, Filter, Mark, Leaf, Extension, Guard, Expansion };
+  Kind kind = Kind::Leaf;
+  std::string text;   // Domain/Filter/Context: the isl set; Mark: its name
+  std::string role;   // Band: "scheduled", "tile", "point", "register tile", "register point"
+  bool permutable = false;
+  std::vector<BandMember> members;
+  std::vector<int64_t> tile_sizes;  // Band produced by tiling: the sizes used
+  std::vector<std::string> statements;  // statements below this node
+  std::vector<ScheduleNode> children;
+};
+
+std::string_view schedule_node_kind_name(ScheduleNode::Kind k);
+// Indented text, one node per line ("band L3,L4 [permutable] coincident=1,1 ...").
+std::string schedule_tree_to_string(const ScheduleNode& root);
+
+struct PassSnapshot {
+  std::string pass;       // "schedule", "tile", ...
+  double milliseconds = 0;
+  ScheduleNode tree;
+  std::string isl_schedule;  // the whole schedule in isl's YAML-like text (for isl equality)
+};
+
+}  // namespace tcs

@@ -1,0 +1,81 @@
+// The schedule tree as plain data, taken after each pass. Our band marks are folded into
+// the band they name, so a snapshot shows loops with their ids, not bookkeeping nodes.
+
+#include "poly/PolyJob.h"
+
+namespace tcs::poly {
+namespace {
+
+std::vector<std::string> statements_below(const isl::schedule_node& n) {
+  std::vector<std::string> r;
+  node_domain(n).foreach_set([&](isl::set s) { r.push_back(isl_set_get_tuple_name(s.get())); });
+  std::sort(r.begin(), r.end());
+  return r;
+}
+
+ScheduleNode take(const PolyJob& job, const isl::schedule_node& n, const std::vector<int>& ids) {
+  using K = ScheduleNode::Kind;
+  ScheduleNode r;
+  switch (isl_schedule_node_get_type(n.get())) {
+    case isl_schedule_node_band: {
+      r.kind = K::Band;
+      isl::schedule_node_band band = n.as<isl::schedule_node_band>();
+      r.permutable = band.permutable();
+      isl_multi_union_pw_aff* mupa = isl_schedule_node_band_get_partial_schedule(band.get());
+      for (unsigned i = 0; i < band.n_member(); ++i) {
+        BandMember m;
+        m.coincident = band.member_get_coincident(int(i));
+        isl::union_pw_aff upa = isl::manage(isl_multi_union_pw_aff_get_union_pw_aff(mupa, int(i)));
+        m.schedule = isl_text(upa);
+        if (i < ids.size()) {
+          m.loop_id = ids[i];
+          const LoopInfo& li = job.loops.at(ids[i]);
+          r.role = li.role;
+          m.parallel = li.parallel;
+          m.vector_width = li.vector_width;
+          m.unroll = li.unroll;
+          if (li.tile_size > 0 || !r.tile_sizes.empty()) r.tile_sizes.push_back(li.tile_size);
+        }
+        r.members.push_back(std::move(m));
+      }
+      isl_multi_union_pw_aff_free(mupa);
+      break;
+    }
+    case isl_schedule_node_mark: {
+      std::string name = mark_name(n);
+      std::vector<int> mine = band_mark_ids(name);
+      if (!mine.empty() && n.child(0).isa<isl::schedule_node_band>()) return take(job, n.child(0), mine);
+      r.kind = K::Mark;
+      r.text = name;
+      break;
+    }
+    case isl_schedule_node_domain:
+      r.kind = K::Domain;
+      r.text = isl_text(isl::manage(isl_schedule_node_domain_get_domain(n.get())));
+      break;
+    case isl_schedule_node_filter:
+      r.kind = K::Filter;
+      r.text = isl_text(isl::manage(isl_schedule_node_filter_get_filter(n.get())));
+      break;
+    case isl_schedule_node_context:
+      r.kind = K::Context;
+      r.text = isl_text(isl::manage(isl_schedule_node_context_get_context(n.get())));
+      break;
+    case isl_schedule_node_sequence: r.kind = K::Sequence; break;
+    case isl_schedule_node_set: r.kind = K::Set; break;
+    case isl_schedule_node_leaf: r.kind = K::Leaf; break;
+    case isl_schedule_node_guard: r.kind = K::Guard; break;
+    case isl_schedule_node_extension: r.kind = K::Extension; break;
+    case isl_schedule_node_expansion: r.kind = K::Expansion; break;
+    default: break;
+  }
+  r.statements = statements_below(n);
+  for (unsigned i = 0, c = n.n_children(); i < c; ++i) r.children.push_back(take(job, n.child(int(i)), {}));
+  return r;
+}
+
+}  // namespace
+
+ScheduleNode snapshot_schedule(const PolyJob& job) { return take(job, job.schedule.root(), {}); }
+
+}  // namespace tcs::poly

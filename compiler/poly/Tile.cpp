@@ -1,0 +1,143 @@
+// Pass 4: tiling. The outermost permutable band on each path is tiled with the cache tile
+// sizes, its point band again with the register tile sizes, and the innermost point band
+// is permuted as cpu.pointLoopOrder asks. Members without a size stay whole (tiled by a
+// size no loop reaches, which the AST generator folds away), so one band keeps all its
+// loops and the point order can move the reduction loop outside the register tile.
+#include "poly/PolyJob.h"
+
+
+namespace tcs::poly {
+namespace {
+
+constexpr int64_t kWhole = int64_t(1) << 30;
+
+isl::multi_val sizes_for(const isl::schedule_node_band& band, const std::vector<int64_t>& sizes) {
+  isl_space* space = isl_schedule_node_band_get_space(band.get());
+  isl_multi_val* mv = isl_multi_val_zero(space);
+  for (unsigned i = 0; i < band.n_member(); ++i) {
+    int64_t s = i < sizes.size() ? sizes[i] : kWhole;
+    mv = isl_multi_val_set_val(mv, int(i), isl_val_int_from_si(band.ctx().get(), long(s)));
+  }
+  return isl::manage(mv);
+}
+
+std::vector<int64_t> used_sizes(const isl::schedule_node_band& band, const std::vector<int64_t>& sizes) {
+  std::vector<int64_t> r;
+  for (unsigned i = 0; i < band.n_member(); ++i) r.push_back(i < sizes.size() ? sizes[i] : 0);
+  return r;
+}
+
+std::string stmt_list(const isl::schedule_node& node) {
+  std::string r;
+  node_domain(node).foreach_set([&](isl::set s) { r += (r.empty() ? "" : ", ") + std::string(isl_set_get_tuple_name(s.get())); });
+  return r;
+}
+
+class Tiler {
+ public:
+  explicit Tiler(PolyJob& job) : job_(job), o_(job.options) {}
+
+  isl::schedule_node visit(isl::schedule_node node) {
+    if (node.isa<isl::schedule_node_mark>() && node.child(0).isa<isl::schedule_node_band>() &&
+        !band_mark_ids(mark_name(node)).empty())
+      return tile(node);  // an outermost band: nothing below it is tiled again
+    for (unsigned i = 0, n = node.n_children(); i < n; ++i) node = visit(node.child(int(i))).parent();
+    return node;
+  }
+
+ private:
+  // `mark` sits above the band; returns the node at the mark's position.
+  isl::schedule_node tile(isl::schedule_node mark) {
+    isl::schedule_node_band band = mark.child(0).as<isl::schedule_node_band>();
+    bool perfect = band.every_descendant([](isl::schedule_node n) {
+      return !n.isa<isl::schedule_node_sequence>() && !n.isa<isl::schedule_node_set>();
+    });
+    if (!perfect && !o_.tile_imperfectly_nested) {
+      note("the band over " + stmt_list(band) +
+           " encloses several statement groups; it stays untiled (tileImperfectlyNested is off)");
+      return mark;
+    }
+    if (band.n_member() > 1 && !band.permutable()) {
+      note("the band over " + stmt_list(band) + " is not permutable; it stays untiled");
+      return mark;
+    }
+    isl::schedule_node_band point = band;
+    if (!o_.tile.empty()) {
+      std::vector<int> ids = band_mark_ids(mark_name(mark));
+      for (size_t i = 0; i < ids.size(); ++i) {
+        job_.loops[ids[i]].role = "tile";
+        job_.loops[ids[i]].tile_size = i < o_.tile.size() ? o_.tile[i] : 0;
+      }
+      point = band.tile(sizes_for(band, o_.tile)).child(0).as<isl::schedule_node_band>();
+      point = mark_band(job_, point, "point");
+    }
+    if (!o_.register_tile.empty()) {
+      std::vector<int64_t> reg = used_sizes(point, o_.register_tile);
+      std::vector<int> pids = band_mark_ids(mark_name(point.parent()));
+      for (size_t i = 0; i < pids.size(); ++i) job_.loops[pids[i]].tile_size = reg[i];
+      point = point.tile(sizes_for(point, o_.register_tile)).child(0).as<isl::schedule_node_band>();
+      point = mark_band(job_, point, "register point", reg);
+    }
+    if (!o_.cpu.point_loop_order.empty()) point = reorder(point);
+    // Climb back to the mark we started from.
+    isl::schedule_node n = point;
+    while (n.tree_depth() > mark.tree_depth()) n = n.parent();
+    return n;
+  }
+
+  isl::schedule_node_band reorder(isl::schedule_node_band band) {
+    const std::vector<int>& order = o_.cpu.point_loop_order;
+    unsigned n = band.n_member();
+    if (order.size() != n) {
+      // Kernels mix band depths (a 2-d initialisation beside a 3-d reduction): the order
+      // applies to the bands it fits.
+      note("cpu.pointLoopOrder has " + std::to_string(order.size()) + " entries; the point band over " + stmt_list(band) +
+           " has " + std::to_string(n) + " loops and keeps its order");
+      return band;
+    }
+    ++reordered_;
+    isl::schedule_node mark = band.parent();
+    std::vector<int> ids = band_mark_ids(mark_name(mark));
+    std::vector<bool> coincident(n);
+    for (unsigned i = 0; i < n; ++i) coincident[i] = band.member_get_coincident(int(i));
+    isl_multi_union_pw_aff* mupa = isl_schedule_node_band_get_partial_schedule(band.get());
+    isl_union_pw_aff_list* list = isl_union_pw_aff_list_alloc(band.ctx().get(), int(n));
+    for (int j : order) list = isl_union_pw_aff_list_add(list, isl_multi_union_pw_aff_get_union_pw_aff(mupa, j));
+    isl_space* space = isl_multi_union_pw_aff_get_space(mupa);
+    isl_multi_union_pw_aff_free(mupa);
+    isl::multi_union_pw_aff permuted = isl::manage(isl_multi_union_pw_aff_from_union_pw_aff_list(space, list));
+    // Replace mark and band by the permuted band under a mark listing the ids in the new order.
+    isl::schedule_node below = node_delete(node_delete(mark));
+    std::string name = "L";
+    for (unsigned j = 0; j < n; ++j) name += (j ? "_" : "") + std::to_string(ids[size_t(order[j])]);
+    isl::schedule_node_band nb = below.insert_partial_schedule(permuted).as<isl::schedule_node_band>();
+    nb = nb.set_permutable(1);
+    for (unsigned j = 0; j < n; ++j) nb = nb.member_set_coincident(int(j), coincident[size_t(order[j])]);
+    return nb.insert_mark(name).child(0).as<isl::schedule_node_band>();
+  }
+
+  void note(const std::string& n) {
+    for (const std::string& x : job_.info.notes)
+      if (x == n) return;
+    job_.info.notes.push_back(n);
+  }
+
+  PolyJob& job_;
+  const MappingOptions& o_;
+
+ public:
+  int reordered_ = 0;
+};
+
+}  // namespace
+
+void tile_bands(PolyJob& job) {
+  if (job.options.tile.empty() && job.options.cpu.point_loop_order.empty()) return;
+  Tiler tiler(job);
+  job.schedule = tiler.visit(job.schedule.root()).schedule();
+  if (!job.options.cpu.point_loop_order.empty() && tiler.reordered_ == 0)
+    throw OptionError{"cpu.pointLoopOrder has " + std::to_string(job.options.cpu.point_loop_order.size()) +
+                      " entries, but no tiled band of '" + job.def.name + "' has that many loops"};
+}
+
+}  // namespace tcs::poly
