@@ -1,6 +1,9 @@
 #include "cli/KernelSetup.h"
 
+#include <unistd.h>
+
 #include <charconv>
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <iostream>
@@ -96,6 +99,18 @@ std::variant<KernelSetup, int> kernel_setup(const ParsedArgs& args, const char* 
     return kUserError;
   }
   k.shapes = std::move(*shapes);
+  // Refuse sizes whose tensors cannot all be in memory at once, before anything allocates.
+  double bytes = 0;
+  for (size_t t = 0; t < k.def->tensors.size(); ++t)
+    bytes += double(k.shapes.tensors[t].numel()) * scalar_type_bytes(k.def->tensors[t].type);
+  double memory = double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGESIZE));
+  if (memory > 0 && bytes > 0.9 * memory) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "the tensors of '%s' need %.3g bytes at %s, more than this machine's %.3g bytes of memory",
+                  k.def->name.c_str(), bytes, sizes_describe(*k.def, k.shapes.sizes).c_str(), memory);
+    std::cerr << "error: " << buf << "\n";
+    return kUserError;
+  }
   return k;
 }
 

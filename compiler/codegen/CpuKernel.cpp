@@ -6,6 +6,7 @@
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
 #include <llvm/IR/AssemblyAnnotationWriter.h>
+#include <llvm/IR/DiagnosticInfo.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
@@ -200,6 +201,9 @@ Expected<CpuCodegenResult> cpu_codegen(const CpuCodegenRequest& req) {
   std::map<const LoopNode*, int> node_lines;
   GeneratedText c = generate_c(*req.def, *req.shapes, *req.nest, &node_lines);
   auto ctx = std::make_unique<llvm::LLVMContext>();
+  // Optimisation remarks and warnings ("loop not vectorised") are not the user's errors;
+  // keep them off stderr.
+  ctx->setDiagnosticHandlerCallBack([](const llvm::DiagnosticInfo*, void*) {});
   LlvmEmitRequest er{req.def, req.shapes, req.nest, &node_lines, req.def->name + ".c"};
   std::unique_ptr<llvm::Module> module = emit_llvm_module(*ctx, er);
   std::string verify;

@@ -2,23 +2,26 @@
 
 namespace tcs {
 
-std::string lexpr_to_string(const LExpr& e, const LoopNest& nest) {
+std::string lexpr_to_string(const LExpr& e, const LoopNest& nest, const std::vector<int64_t>* param_values,
+                            bool c_macros) {
   using Op = LExpr::Op;
-  auto a = [&](size_t i) { return lexpr_to_string(e.args[i], nest); };
+  auto a = [&](size_t i) { return lexpr_to_string(e.args[i], nest, param_values, c_macros); };
+  std::string prefix = c_macros ? "tcs_" : "";
   auto bin = [&](const char* op) { return "(" + a(0) + " " + op + " " + a(1) + ")"; };
   switch (e.op) {
     case Op::Int: return std::to_string(e.value);
     case Op::Iter: return nest.iter_names[size_t(e.value)];
-    case Op::Param: return nest.params[size_t(e.value)];
+    case Op::Param:
+      return param_values ? std::to_string((*param_values)[size_t(e.value)]) : nest.params[size_t(e.value)];
     case Op::Add: return bin("+");
     case Op::Sub: return bin("-");
     case Op::Mul: return bin("*");
-    case Op::Neg: return "-" + a(0);
-    case Op::FloorDiv: return "floord(" + a(0) + ", " + a(1) + ")";
+    case Op::Neg: return "(-" + a(0) + ")";
+    case Op::FloorDiv: return prefix + "floord(" + a(0) + ", " + a(1) + ")";
     case Op::ExactDiv: return bin("/");
     case Op::Rem: return bin("%");
-    case Op::Min: return "min(" + a(0) + ", " + a(1) + ")";
-    case Op::Max: return "max(" + a(0) + ", " + a(1) + ")";
+    case Op::Min: return prefix + "min(" + a(0) + ", " + a(1) + ")";
+    case Op::Max: return prefix + "max(" + a(0) + ", " + a(1) + ")";
     case Op::Select: return "(" + a(0) + " ? " + a(1) + " : " + a(2) + ")";
     case Op::Eq: return bin("==");
     case Op::Le: return bin("<=");

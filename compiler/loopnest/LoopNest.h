@@ -71,6 +71,9 @@ struct LoopNest {
 };
 
 std::string loop_nest_to_string(const LoopNest& nest);   // pseudo-C, for --emit ast and tests
-std::string lexpr_to_string(const LExpr& e, const LoopNest& nest);
+// With `param_values`, size parameters print as those numbers; `c_macros` spells floor
+// division, min and max as the tcs_floord/tcs_min/tcs_max macros of the generated C.
+std::string lexpr_to_string(const LExpr& e, const LoopNest& nest, const std::vector<int64_t>* param_values = nullptr,
+                            bool c_macros = false);
 
 }  // namespace tcs

@@ -190,6 +190,7 @@ LoopNest build_loop_nest(PolyJob& job) {
   isl::schedule s = split_bands(job.schedule.root()).schedule();
   isl::ast_build build = isl::ast_build::from_context(job.context);
   isl::ast_node ast = build.node_from(s);
+
   LoopNode root = AstConverter(job, nest).node(ast);
   if (root.kind != LoopNode::Kind::Block) {
     LoopNode block;

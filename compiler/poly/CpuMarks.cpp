@@ -43,7 +43,7 @@ class CpuMarker {
       // Register tiles: the members the register tile bounds are unrolled; the reduction
       // loop around them may keep the accumulators in registers.
       if (info.role == "register point") {
-        if (info.tile_size > 0) info.register_tile = true, info.unroll = -1;
+        if (info.tile_size > 0 && register_points(ids) <= kMaxUnrolledPoints) info.register_tile = true, info.unroll = -1;
         else if (!info.coincident && o_.cpu.register_accumulate) info.accumulate = true;
       }
       bool last = i + 1 == ids.size();
@@ -53,6 +53,17 @@ class CpuMarker {
       }
     }
     return parallel_above;
+  }
+
+  // Statement copies a fully unrolled register tile makes; past this, unrolling costs
+  // more compile time than it saves and there are not enough registers anyway.
+  static constexpr int64_t kMaxUnrolledPoints = 256;
+
+  int64_t register_points(const std::vector<int>& ids) const {
+    int64_t n = 1;
+    for (int id : ids)
+      if (int64_t t = job_.loops.at(id).tile_size; t > 0) n *= t;
+    return n;
   }
 
   PolyJob& job_;

@@ -1,8 +1,9 @@
-// Pass 2: dependences under the textual order. Flow dependences are value-based (the last
-// write before each read); anti and output dependences are memory-based. A reduction's
-// self-dependences on its left-hand element are collected apart: the scheduler may
-// reorder them (that only changes floating-point rounding), but they still keep reduction
-// loops from running in parallel.
+// Pass 2: dependences under the textual order, all memory-based (every earlier write of
+// an element before a read of it, and so on). Value-based flow (only the last write)
+// would be wrong here: a reduction's self-dependences on its left-hand element are
+// collected apart so the scheduler may reorder its iterations (that only changes
+// rounding), and then "the last write" is no longer last; every iteration must precede
+// the reader. Reduction dependences still keep reduction loops from running in parallel.
 #include "poly/PolyJob.h"
 
 
@@ -18,7 +19,7 @@ isl::union_map lex_lt(const isl::union_map& sched) {
 void compute_dependences(PolyJob& job) {
   isl::union_map order = job.initial.get_map();
   isl::union_map flow = isl::union_access_info(job.reads)
-                            .set_must_source(job.writes)
+                            .set_may_source(job.writes)
                             .set_schedule_map(order)
                             .compute_flow()
                             .get_may_dependence();

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdlib>
 
+#include "loopnest/FullTiles.h"
 #include "poly/PolyJob.h"
 
 namespace tcs {
@@ -58,7 +59,10 @@ Expected<LoweringResult> lower_to_loop_nest(const SemaDef& def, const DefShapes&
                 step("schedule", [&] { poly::compute_schedule(job); }) &&
                 step("tile", [&] { poly::tile_bands(job); }) &&
                 step("cpu-marks", [&] { poly::mark_cpu_loops(job); }) &&
-                step("ast", [&] { result.nest = poly::build_loop_nest(job); });
+                step("ast", [&] {
+                  result.nest = poly::build_loop_nest(job);
+                  separate_full_register_tiles(result.nest);
+                });
     if (!done) return Error{"compilation cancelled"};
   } catch (const poly::OptionError& e) {
     return Error{"options: " + e.message};

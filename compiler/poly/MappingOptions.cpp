@@ -315,10 +315,10 @@ Expected<MappingOptions> mapping_preset(std::string_view name, const SemaDef& de
     return o;
   }
   if (name == "contraction" || (name == "default" && classify_kernel(def) == KernelClass::Contraction && gemm_shaped(def))) {
-    // Cache tiles of 64 x 256 x 128 (m, n, k for a matmul) with a 6 x 16 register tile,
+    // Cache tiles of 96 x 256 x 128 (m, n, k for a matmul) with a 6 x 16 register tile,
     // the reduction loop outside it: twelve 8-wide accumulators, the AVX2 sweet spot.
     o.outer_fusion = FusionStrategy::Min;  // the initialisation in a nest of its own
-    o.tile = {64, 256, 128};
+    o.tile = {96, 256, 128};  // multiples of the register tile, so no register tile straddles two
     o.register_tile = {6, 16};
     o.cpu.point_loop_order = {2, 0, 1};
     o.cpu.register_accumulate = true;

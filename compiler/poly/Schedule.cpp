@@ -12,6 +12,8 @@
 namespace tcs::poly {
 namespace {
 
+constexpr unsigned long kMaxSchedulerOperations = 1'000'000;
+
 void set_fusion_options(isl_ctx* ctx, FusionStrategy f) {
   isl_options_set_schedule_serialize_sccs(ctx, f == FusionStrategy::Min);
   isl_options_set_schedule_maximize_coincidence(ctx, f == FusionStrategy::Preserve3Coincident);
@@ -46,7 +48,32 @@ void compute_schedule(PolyJob& job) {
                                      .set_validity(all.subtract(job.reduction))
                                      .set_coincidence(all)
                                      .set_proximity(all);
-  isl::schedule s = sc.compute_schedule();
+  // The scheduler's ILPs can blow up (large constants from fixed sizes, many statements
+  // fused at once). Small coefficients are all our kernels need; past a bound on isl's
+  // work, fall back to scheduling one statement group at a time, then to textual order.
+  isl_ctx* ctx = job.ctx.get();
+  isl_options_set_schedule_max_coefficient(ctx, 16);
+  isl_options_set_schedule_max_constant_term(ctx, 16);
+  isl::schedule s;
+  for (int attempt = 0; attempt < 2 && s.is_null(); ++attempt) {
+    if (attempt == 1) {
+      set_fusion_options(ctx, FusionStrategy::Min);
+      job.info.notes.push_back("the isl scheduler gave up on " + std::string(fusion_strategy_name(job.options.outer_fusion)) +
+                               " fusion (too much work); statements were scheduled one group at a time");
+    }
+    isl_ctx_reset_operations(ctx);
+    isl_ctx_set_max_operations(ctx, kMaxSchedulerOperations);
+    try {
+      s = sc.compute_schedule();
+    } catch (const isl::exception&) {
+      isl_ctx_reset_error(ctx);
+    }
+    isl_ctx_set_max_operations(ctx, 0);
+  }
+  if (s.is_null()) {
+    job.info.notes.push_back("the isl scheduler gave up; the schedule is textual order");
+    s = job.initial;
+  }
   job.schedule = mark_all_bands(job, s.root()).schedule();
 }
 

@@ -82,5 +82,40 @@ expect 1 'unknown tensor or function' -- run "$work/bad.tc" --random
 expect 0 'wrote C' -- run "$work/accum.tc" --random=3 --output "C=$work/c0.npy"
 expect 0 'accumulates into|C +float32\[2, 2\]' -- run "$work/accum.tc" --random=3 --input "C=$work/c0.npy"
 
+# compile: every intermediate form, and every way to get the options wrong
+expect 0 'S0_init\[m, n\] -> C\[m, n\]' -- compile "$examples/matmul.tc" --emit model
+expect 0 'band register point' -- compile "$examples/matmul.tc" --emit schedule
+expect 0 'accumulate-in-registers' -- compile "$examples/matmul.tc" --emit ast
+expect 0 '// L[0-9]+ parallel' -- compile "$examples/matmul.tc" --emit c
+expect 0 'define .*i32 @tcs_kernel' -- compile "$examples/matmul.tc" --emit llvm
+expect 0 'vfmadd' -- compile "$examples/matmul.tc" --emit asm
+expect 0 'band scheduled' -- compile "$examples/matmul.tc" --dump-after schedule
+expect 2 "unknown pass 'bogus'" -- compile "$examples/matmul.tc" --dump-after bogus
+expect 2 '--emit takes model' -- compile "$examples/matmul.tc" --emit pdf
+expect 1 "unknown preset 'fastest' \(known presets: naive, default" -- compile "$examples/matmul.tc" --preset fastest
+printf '{"tile": [32, 0]}' >"$work/tile0.json"
+expect 1 'tile\[1\] must be a positive integer up to [0-9]+, got 0' -- compile "$examples/matmul.tc" --options "$work/tile0.json"
+printf '{"tile": [-1]}' >"$work/tileneg.json"
+expect 1 'tile\[0\] must be a positive integer up to [0-9]+, got -1' -- compile "$examples/matmul.tc" --options "$work/tileneg.json"
+printf '{"tile": [32, 32,]}' >"$work/broken.json"
+expect 1 'broken.json: options: line 1, column 18: unexpected character .\].' -- compile "$examples/matmul.tc" --options "$work/broken.json"
+printf '{"tiles": [32]}' >"$work/typo.json"
+expect 1 "unknown option 'tiles' \(did you mean 'tile'\?\)" -- compile "$examples/matmul.tc" --options "$work/typo.json"
+printf '{"cpu": {"vectorWidth": 6}}' >"$work/width.json"
+expect 1 'cpu.vectorWidth must be a power of two' -- compile "$examples/matmul.tc" --options "$work/width.json"
+printf '{"cpu": {"pack": [{"tensor": "Q"}]}, "tile": [8]}' >"$work/pack.json"
+expect 1 "cpu.pack\[0\].tensor: 'matmul' has no tensor named 'Q'" -- compile "$examples/matmul.tc" --options "$work/pack.json"
+expect 1 'cannot read options file' -- compile "$examples/matmul.tc" --options "$work/none.json"
+expect 1 'need .* bytes .* more than this machine' -- compile "$examples/matmul.tc" --size M=1000000 --size N=1000000 --size K=1000000
+
+# run on the CPU, checked against the interpreter
+expect 0 'check: ok, max error' -- run "$examples/matmul.tc" --random --check
+expect 0 '"check":"pass"' -- run "$examples/conv2d.tc" --random --check --json --preset naive
+expect 0 'median .* ms over 3 runs, .* GFLOP/s' -- run "$examples/matmul.tc" --random --repeat 3 --threads 2
+expect 0 'interpreted' -- run "$examples/matmul.tc" --random --target interp
+expect 2 '--target takes cpu or interp' -- run "$examples/matmul.tc" --random --target gpu
+expect 2 '--threads takes a count' -- run "$examples/matmul.tc" --random --threads 0
+expect 1 'need .* bytes .* more than this machine' -- run "$examples/matmul.tc" --size M=1000000 --size N=1000000 --size K=1000000 --random
+
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

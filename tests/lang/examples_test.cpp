@@ -3,6 +3,8 @@
 // "# sizes:" header, and runs in the interpreter on seeded random inputs without NaN.
 #include <gtest/gtest.h>
 
+#include "common/Examples.h"
+
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -18,13 +20,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::vector<fs::path> examples() {
-  std::vector<fs::path> files;
-  for (const auto& e : fs::directory_iterator(TCS_EXAMPLES_DIR))
-    if (e.path().extension() == ".tc") files.push_back(e.path());
-  std::sort(files.begin(), files.end());
-  return files;
-}
+std::vector<fs::path> examples() { return testing_support::example_files(); }
 
 class Example : public ::testing::TestWithParam<fs::path> {};
 

@@ -1,0 +1,94 @@
+// Mapping options: JSON in and out, and a message naming the field for every mistake.
+#include <gtest/gtest.h>
+
+#include "Compiler.h"
+#include "lang/Frontend.h"
+#include "poly/MappingOptions.h"
+
+namespace tcs {
+namespace {
+
+std::string error_of(const std::string& json) {
+  auto o = mapping_options_from_json(json);
+  return o ? std::string("(accepted)") : o.error();
+}
+
+TEST(MappingOptions, RoundTripsThroughJson) {
+  MappingOptions o;
+  o.outer_fusion = FusionStrategy::Max;
+  o.tile = {32, 64, 8};
+  o.register_tile = {4, 16};
+  o.unroll = 4;
+  o.cpu.point_loop_order = {2, 0, 1};
+  o.cpu.register_accumulate = true;
+  o.cpu.vector_width = 16;
+  auto back = mapping_options_from_json(mapping_options_to_json(o));
+  ASSERT_TRUE(back) << back.error();
+  EXPECT_EQ(*back, o);
+}
+
+TEST(MappingOptions, NamesTheFieldAtFault) {
+  EXPECT_EQ(error_of(R"({"tile": [32, 0]})"), "options: line 1, column 10: tile[1] must be a positive integer up to 1073741824, got 0");
+  EXPECT_NE(error_of(R"({"tile": [-1]})").find("tile[0] must be a positive integer"), std::string::npos);
+  EXPECT_NE(error_of(R"({"tile": [2.5]})").find("tile[0] must be an integer, got a fractional number"), std::string::npos);
+  EXPECT_NE(error_of(R"({"tile": 3})").find("tile must be an array of integers, got a number"), std::string::npos);
+  EXPECT_NE(error_of(R"({"tiles": []})").find("unknown option 'tiles' (did you mean 'tile'?)"), std::string::npos);
+  EXPECT_NE(error_of(R"({"cpu": {"vectorwidth": 8}})").find("unknown option 'cpu.vectorwidth' (did you mean 'cpu.vectorWidth'?)"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"({"outerScheduleFusionStrategy": "Most"})").find("must be \"Max\", \"Preserve3Coincident\" or \"Min\", got \"Most\""),
+            std::string::npos);
+  EXPECT_NE(error_of(R"({"registerTile": [4]})").find("registerTile needs tile"), std::string::npos);
+  EXPECT_NE(error_of(R"({"tile": [4], "registerTile": [8]})").find("registerTile[0] (8) is larger than tile[0] (4)"), std::string::npos);
+  EXPECT_NE(error_of(R"({"cpu": {"pointLoopOrder": [0, 0]}})").find("cpu.pointLoopOrder must be a permutation"), std::string::npos);
+  EXPECT_NE(error_of(R"({"cpu": {"vectorWidth": 12}})").find("cpu.vectorWidth must be a power of two"), std::string::npos);
+  EXPECT_NE(error_of(R"({"unroll": 0})").find("unroll must be between 1 and 64, got 0"), std::string::npos);
+  EXPECT_NE(error_of(R"({"cpu": {"registerAccumulate": true}})").find("cpu.registerAccumulate needs registerTile"), std::string::npos);
+  EXPECT_NE(error_of(R"({"fixParametersBeforeScheduling": 1})").find("must be true or false, got a number"), std::string::npos);
+  EXPECT_NE(error_of(R"({"tile": [1,2,}")").find("line 1"), std::string::npos);
+  EXPECT_NE(error_of(R"({"tile": [1], "tile": [2]})").find("duplicate key \"tile\""), std::string::npos);
+  EXPECT_NE(error_of("[]").find("the options must be an object, got an array"), std::string::npos);
+  EXPECT_NE(error_of("").find("unexpected end of input"), std::string::npos);
+}
+
+TEST(MappingOptions, PresetsAndClasses) {
+  auto checked = check_source("k.tc",
+                              "def mm(float(M,K) A, float(K,N) B) -> (C) { C(m,n) +=! A(m,k) * B(k,n) }\n"
+                              "def relu(float(N) X) -> (Y) { Y(i) = fmax(X(i), 0.0) }\n"
+                              "def rowsum(float(M,N) X) -> (S) { S(m) +=! X(m,n) }\n");
+  ASSERT_FALSE(checked->has_errors());
+  EXPECT_EQ(classify_kernel(*checked->find_def("mm")), KernelClass::Contraction);
+  EXPECT_EQ(classify_kernel(*checked->find_def("relu")), KernelClass::Elementwise);
+  EXPECT_EQ(classify_kernel(*checked->find_def("rowsum")), KernelClass::Reduction);
+  auto mm = mapping_preset("default", *checked->find_def("mm"));
+  ASSERT_TRUE(mm);
+  EXPECT_FALSE(mm->register_tile.empty());
+  auto naive = mapping_preset("naive", *checked->find_def("mm"));
+  ASSERT_TRUE(naive);
+  EXPECT_FALSE(naive->cpu.parallel);
+  auto bad = mapping_preset("fastest", *checked->find_def("mm"));
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().find("unknown preset 'fastest' (known presets: naive, default"), std::string::npos);
+}
+
+TEST(MappingOptions, KernelDependentProblemsAreErrorsNotCrashes) {
+  auto checked = check_source("k.tc", "def mm(float(M,K) A, float(K,N) B) -> (C) { C(m,n) +=! A(m,k) * B(k,n) }\n");
+  const SemaDef& def = *checked->find_def("mm");
+  auto shapes = shapes_evaluate(def, {{"M", 8}, {"K", 8}, {"N", 8}});
+  ASSERT_TRUE(shapes);
+  CompileRequest req;
+  req.def = &def;
+  req.shapes = &*shapes;
+  req.options.tile = {4, 4, 4};
+  req.options.cpu.point_loop_order = {1, 0, 3, 2};
+  auto r = compile(req);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().find("cpu.pointLoopOrder has 4 entries, but no tiled band of 'mm' has that many loops"), std::string::npos);
+  req.options.cpu.point_loop_order = {};
+  req.options.cpu.pack = {{"Z", 1}};
+  r = compile(req);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().find("cpu.pack[0].tensor: 'mm' has no tensor named 'Z'"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tcs
