@@ -1,6 +1,7 @@
 #include "Compiler.h"
 
 #include <chrono>
+#include <map>
 
 #include "codegen/CText.h"
 #include "codegen/CpuKernel.h"
@@ -46,8 +47,7 @@ double kernel_flops(const SemaDef& def, const DefShapes& shapes) {
     const SemaStmt& st = def.stmts[s];
     double instances = 1;
     for (const IndexRange& r : shapes.stmts[s]) instances *= double(r.hi - r.lo + 1);
-    bool reduces = st.ast->reduce != ast::ReduceOp::None && (st.indices.size() > size_t(st.lhs_rank) || !st.ast->init);
-    total += instances * double(arithmetic_ops(*st.ast->rhs) + (reduces ? 1 : 0));
+    total += instances * double(arithmetic_ops(*st.ast->rhs) + (st.reduces() ? 1 : 0));
   }
   return total;
 }
@@ -63,14 +63,17 @@ Expected<CompileResult> compile(const CompileRequest& req) {
   r.lowering = std::move(*lowered);
   for (const PassSnapshot& p : r.lowering.passes) r.timings.push_back({p.pass, p.milliseconds});
 
-  if (req.emit_c) {
+  // The C text is also the backbone of the IR's line map, so codegen needs it too.
+  bool codegen = req.emit_llvm || req.emit_asm || req.build_kernel;
+  std::map<const LoopNode*, int> node_lines;
+  if (req.emit_c || codegen) {
     auto t0 = Clock::now();
-    r.c = generate_c(*req.def, *req.shapes, r.lowering.nest);
+    r.c = generate_c(*req.def, *req.shapes, r.lowering.nest, &node_lines);
     r.timings.push_back({"c", ms_since(t0)});
   }
-  if (req.emit_llvm || req.emit_asm || req.build_kernel) {
+  if (codegen) {
     if (req.cancel && req.cancel->load()) return Error{"compilation cancelled"};
-    CpuCodegenRequest cg{req.def, req.shapes, &r.lowering.nest, &req.options, req.emit_llvm, req.emit_asm,
+    CpuCodegenRequest cg{req.def, req.shapes, &r.lowering.nest, &r.c, &node_lines, req.emit_llvm, req.emit_asm,
                          req.build_kernel};
     auto built = cpu_codegen(cg);
     if (!built) return Error{built.error()};
@@ -79,6 +82,7 @@ Expected<CompileResult> compile(const CompileRequest& req) {
     r.kernel = std::move(built->kernel);
     for (PhaseTime& t : built->timings) r.timings.push_back(std::move(t));
   }
+  if (!req.emit_c) r.c = {};
   return r;
 }
 

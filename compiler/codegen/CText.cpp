@@ -148,7 +148,7 @@ class CWriter {
 
   template <class Sub>
   std::string offset(int t, Sub sub) {
-    std::vector<int64_t> strides = tensor_strides(shapes_, t);
+    std::vector<int64_t> strides = shapes_.tensors[size_t(t)].strides();
     const TensorShape& sh = shapes_.tensors[size_t(t)];
     std::string s;
     for (size_t d = 0; d < strides.size(); ++d) {
@@ -185,8 +185,10 @@ class CWriter {
         if (e.ref == NameRef::Builtin) {
           const Builtin& b = builtins()[size_t(e.ref_id)];
           std::string args;
-          for (size_t i = 0; i < e.args.size(); ++i) args += (i ? ", " : "") + expr(*e.args[i], libm(b.name) ? ScalarType::Float32 : ScalarType::Float64);
-          return libm(b.name) ? std::string(b.name) + "f(" + args + ")" : "(float)tcs_builtin_" + std::string(b.name) + "(" + args + ")";
+          bool libm = in_libm(b.name);
+          for (size_t i = 0; i < e.args.size(); ++i)
+            args += (i ? ", " : "") + expr(*e.args[i], libm ? ScalarType::Float32 : ScalarType::Float64);
+          return libm ? std::string(b.name) + "f(" + args + ")" : "(float)tcs_builtin_" + std::string(b.name) + "(" + args + ")";
         }
         return e.name + "[" + offset(e.ref_id, [&](size_t d) { return "(int64_t)" + paren(raw(*e.args[d])); }) + "]";
       }
@@ -228,8 +230,6 @@ class CWriter {
     }
     return "?";
   }
-
-  static bool libm(std::string_view n) { return in_libm(n); }
 
   const SemaDef& def_;
   const DefShapes& shapes_;

@@ -22,7 +22,6 @@
 #include <mutex>
 #include <sstream>
 
-#include "codegen/CText.h"
 #include "codegen/LlvmEmitter.h"
 #include "runtime/ThreadPool.h"
 
@@ -48,31 +47,12 @@ Status CpuKernel::run_buffers(void* const* buffers, ThreadPool* pool) const {
 }
 
 Expected<TensorMap> CpuKernel::run(const TensorMap& supplied, ThreadPool* pool) const {
-  const SemaDef& def = *impl_->def;
-  std::vector<Tensor> buffers;
-  for (size_t t = 0; t < def.tensors.size(); ++t) {
-    const SemaTensor& T = def.tensors[t];
-    const std::vector<int64_t>& shape = impl_->shapes.tensors[t].extent;
-    auto it = supplied.find(T.name);
-    if (it != supplied.end()) {
-      if (it->second.shape != shape || it->second.dtype != T.type)
-        return Error{"tensor '" + T.name + "' must be " + tensor_type_describe(T.type, shape) + ", but the supplied one is " +
-                     tensor_describe(it->second)};
-      buffers.push_back(it->second);
-      continue;
-    }
-    if (T.role == TensorRole::Input) return Error{"input '" + T.name + "' is missing"};
-    auto z = Tensor::zeros(T.type, shape);
-    if (!z) return Error{"cannot allocate '" + T.name + "': " + z.error()};
-    buffers.push_back(std::move(*z));
-  }
+  auto buffers = kernel_buffers(*impl_->def, impl_->shapes, supplied);
+  if (!buffers) return Error{buffers.error()};
   std::vector<void*> ptrs;
-  for (Tensor& b : buffers) ptrs.push_back(b.data.data());
+  for (Tensor& b : *buffers) ptrs.push_back(b.data.data());
   if (Status s = run_buffers(ptrs.data(), pool); !s) return Error{s.error()};
-  TensorMap outputs;
-  for (size_t t = 0; t < def.tensors.size(); ++t)
-    if (def.tensors[t].role == TensorRole::Output) outputs[def.tensors[t].name] = std::move(buffers[t]);
-  return outputs;
+  return kernel_outputs(*impl_->def, std::move(*buffers));
 }
 
 namespace {
@@ -184,27 +164,16 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
 
 }  // namespace
 
-std::string cpu_target_description() {
-  init_llvm();
-  auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
-  if (!jtmb) return "unknown";
-  std::string s = jtmb->getCPU();
-  for (const std::string& f : jtmb->getFeatures().getFeatures())
-    if (f == "+avx2" || f == "+fma" || f == "+avx512f" || f == "+f16c") s += " " + f;
-  return s;
-}
-
 Expected<CpuCodegenResult> cpu_codegen(const CpuCodegenRequest& req) {
   init_llvm();
   CpuCodegenResult result;
   auto t0 = std::chrono::steady_clock::now();
-  std::map<const LoopNode*, int> node_lines;
-  GeneratedText c = generate_c(*req.def, *req.shapes, *req.nest, &node_lines);
+  const GeneratedText& c = *req.c_text;
   auto ctx = std::make_unique<llvm::LLVMContext>();
   // Optimisation remarks and warnings ("loop not vectorised") are not the user's errors;
   // keep them off stderr.
   ctx->setDiagnosticHandlerCallBack([](const llvm::DiagnosticInfo*, void*) {});
-  LlvmEmitRequest er{req.def, req.shapes, req.nest, &node_lines, req.def->name + ".c"};
+  LlvmEmitRequest er{req.def, req.shapes, req.nest, req.node_lines, req.def->name + ".c"};
   std::unique_ptr<llvm::Module> module = emit_llvm_module(*ctx, er);
   std::string verify;
   llvm::raw_string_ostream vos(verify);

@@ -10,7 +10,6 @@
 #include "lang/Sema.h"
 #include "lang/Shapes.h"
 #include "loopnest/LoopNest.h"
-#include "poly/MappingOptions.h"
 #include "runtime/Interpreter.h"
 #include "support/Expected.h"
 
@@ -39,7 +38,11 @@ struct CpuCodegenRequest {
   const SemaDef* def = nullptr;
   const DefShapes* shapes = nullptr;
   const LoopNest* nest = nullptr;
-  const MappingOptions* options = nullptr;
+  // The C text of `nest` and the line of each loop and statement in it (generate_c): the
+  // IR's debug locations point at those lines, which is how IR and assembly lines map
+  // back to loops and statements.
+  const GeneratedText* c_text = nullptr;
+  const std::map<const LoopNode*, int>* node_lines = nullptr;
   bool emit_llvm = false;
   bool emit_asm = false;
   bool build_kernel = true;
@@ -52,8 +55,5 @@ struct CpuCodegenResult {
 };
 
 Expected<CpuCodegenResult> cpu_codegen(const CpuCodegenRequest& request);
-
-// The host CPU as LLVM sees it ("znver3 +avx2,+fma,...").
-std::string cpu_target_description();
 
 }  // namespace tcs

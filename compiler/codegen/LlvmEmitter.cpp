@@ -15,7 +15,7 @@
 #include <llvm/IR/Module.h>
 
 #include "codegen/StmtSemantics.h"
-#include "loopnest/FullTiles.h"
+#include "loopnest/Affine.h"
 #include "lang/Builtins.h"
 
 namespace tcs {
@@ -347,39 +347,9 @@ class Emitter {
   // micro-kernel of a GEMM, derived from the loop nest rather than written by hand. When
   // the nest does not have that shape, the caller emits ordinary loops.
 
-  // The linear coefficient of iterator `it` in e; nullopt when e is not linear in it.
-  static std::optional<int64_t> iter_coef(const LExpr& e, int it) {
-    using Op = LExpr::Op;
-    auto c = [&](size_t i) { return iter_coef(e.args[i], it); };
-    switch (e.op) {
-      case Op::Int: case Op::Param: return 0;
-      case Op::Iter: return e.value == it ? 1 : 0;
-      case Op::Add: case Op::Sub: {
-        auto a = c(0), b = c(1);
-        if (!a || !b) return std::nullopt;
-        return e.op == Op::Add ? *a + *b : *a - *b;
-      }
-      case Op::Neg: { auto a = c(0); if (!a) return std::nullopt; return -*a; }
-      case Op::Mul: {
-        auto a = c(0), b = c(1);
-        if (!a || !b) return std::nullopt;
-        if (*a == 0 && *b == 0) return 0;
-        if (e.args[0].is_int()) return e.args[0].value * *b;
-        if (e.args[1].is_int()) return e.args[1].value * *a;
-        return std::nullopt;
-      }
-      default:
-        for (const LExpr& x : e.args) {
-          auto a = iter_coef(x, it);
-          if (!a || *a != 0) return std::nullopt;
-        }
-        return 0;
-    }
-  }
-
   // d(flat offset)/d(iterator) of a read; nullopt when it is not a constant.
   std::optional<int64_t> read_stride(const Expr& e, const std::vector<std::optional<int64_t>>& darg) {
-    std::vector<int64_t> strides = tensor_strides(shapes_, e.ref_id);
+    std::vector<int64_t> strides = shapes_.tensors[size_t(e.ref_id)].strides();
     int64_t total = 0;
     for (size_t d = 0; d < e.args.size(); ++d) {
       const AccessConstraint* ac = nullptr;
@@ -474,12 +444,12 @@ class Emitter {
     const LoopNode* vloop = chain.back()->annot.vector_width > 1 ? chain.back() : nullptr;
     std::vector<std::optional<int64_t>> dk, dv;
     for (const LExpr& a : call.args) {
-      dk.push_back(iter_coef(a, f.iter));
-      dv.push_back(vloop ? iter_coef(a, vloop->iter) : std::optional<int64_t>(0));
+      dk.push_back(iter_coefficient(a, f.iter));
+      dv.push_back(vloop ? iter_coefficient(a, vloop->iter) : std::optional<int64_t>(0));
     }
     int lanes = 1;
     if (vloop && vloop->stride == 1 && trips.back() % vloop->annot.vector_width == 0) lanes = vloop->annot.vector_width;
-    std::vector<int64_t> lhs_strides = tensor_strides(shapes_, sem.lhs_tensor);
+    std::vector<int64_t> lhs_strides = shapes_.tensors[size_t(sem.lhs_tensor)].strides();
     int64_t lhs_dk = 0, lhs_dv = 0;
     for (int d = 0; d < stmt_->lhs_rank; ++d) {
       if (!dk[size_t(d)] || !dv[size_t(d)]) return false;
@@ -619,7 +589,7 @@ class Emitter {
 
   // Row-major offset from per-dimension coordinates (i64).
   llvm::Value* offset(int t, const std::vector<llvm::Value*>& coords) {
-    std::vector<int64_t> strides = tensor_strides(shapes_, t);
+    std::vector<int64_t> strides = shapes_.tensors[size_t(t)].strides();
     const TensorShape& sh = shapes_.tensors[size_t(t)];
     llvm::Value* off = B.getInt64(0);
     for (size_t d = 0; d < coords.size(); ++d) {
@@ -709,17 +679,13 @@ class Emitter {
     return B.CreateIntCast(v, t, from_signed);
   }
 
-  llvm::Value* index_value(int id) {
-    return B.CreateTrunc(cur_env_->stmt_args[size_t(id)], i32_);  // index expressions are int32
-  }
-
   llvm::Value* expr(const Expr& e, Env& env) {
-    cur_env_ = &env;
     switch (e.kind) {
       case ExprKind::IntLiteral: return llvm::ConstantInt::get(reg_type(e.type), uint64_t(e.int_value));
       case ExprKind::FloatLiteral: return llvm::ConstantFP::get(reg_type(e.type), double(float(e.float_value)));
       case ExprKind::Name:
-        if (e.ref == NameRef::Index) return convert(index_value(e.ref_id), ScalarType::Int32, e.type);
+        if (e.ref == NameRef::Index)  // index expressions are int32
+          return convert(B.CreateTrunc(env.stmt_args[size_t(e.ref_id)], i32_), ScalarType::Int32, e.type);
         if (e.ref == NameRef::SizeParam)
           return convert(B.getInt32(uint32_t(shapes_.sizes.at(def_.size_params[size_t(e.ref_id)]))), ScalarType::Int32, e.type);
         return load(e.ref_id, B.getInt64(0), env);
@@ -906,7 +872,6 @@ class Emitter {
   llvm::IntegerType* i32_ = nullptr;
   llvm::Function* parallel_for_ = nullptr;
   const SemaStmt* stmt_ = nullptr;
-  Env* cur_env_ = nullptr;
 };
 
 }  // namespace

@@ -1,42 +1,19 @@
 #include "codegen/StmtSemantics.h"
 
-#include <limits>
-
 namespace tcs {
 
 StmtSemantics stmt_semantics(const SemaDef& def, const PolyStmt& s) {
   const SemaStmt& st = def.stmts[size_t(s.source_stmt)];
-  const ast::Stmt& a = *st.ast;
   StmtSemantics r;
   r.lhs_tensor = st.lhs_tensor;
   r.type = def.tensors[size_t(st.lhs_tensor)].type;
-  r.op = a.reduce;
+  r.op = st.ast->reduce;
   r.is_init = s.is_init;
-  bool reduces = a.reduce != ast::ReduceOp::None && (st.indices.size() > size_t(st.lhs_rank) || !a.init);
-  r.combines = !s.is_init && reduces;
-  bool fl = scalar_type_is_float(r.type);
-  switch (a.reduce) {
-    case ast::ReduceOp::Product: r.identity_f = 1, r.identity_i = 1; break;
-    case ast::ReduceOp::Min:
-      if (fl) r.identity_f = std::numeric_limits<double>::infinity();
-      else if (r.type == ScalarType::UInt64) r.identity_i = -1;
-      else if (r.type == ScalarType::Int64) r.identity_i = std::numeric_limits<int64_t>::max();
-      else r.identity_i = (int64_t(1) << (scalar_type_bits(r.type) - (scalar_type_is_signed(r.type) ? 1 : 0))) - 1;
-      break;
-    case ast::ReduceOp::Max:
-      if (fl) r.identity_f = -std::numeric_limits<double>::infinity();
-      else r.identity_i = scalar_type_is_signed(r.type) ? -(int64_t(1) << (scalar_type_bits(r.type) - 1)) : 0;
-      break;
-    default: break;
-  }
+  r.combines = !s.is_init && st.reduces();
+  ast::ScalarConstant id = ast::reduce_identity(r.op, r.type);
+  r.identity_f = id.f;
+  r.identity_i = id.i;
   return r;
-}
-
-std::vector<int64_t> tensor_strides(const DefShapes& shapes, int t) {
-  const auto& ext = shapes.tensors[size_t(t)].extent;
-  std::vector<int64_t> s(ext.size(), 1);
-  for (size_t d = ext.size(); d-- > 1;) s[d - 1] = s[d] * ext[d];
-  return s;
 }
 
 const char* c_type_name(ScalarType t) {

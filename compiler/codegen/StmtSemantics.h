@@ -24,9 +24,6 @@ struct StmtSemantics {
 
 StmtSemantics stmt_semantics(const SemaDef& def, const PolyStmt& s);
 
-// Row-major strides of tensor t, in elements.
-std::vector<int64_t> tensor_strides(const DefShapes& shapes, int t);
-
 // "float", "int32_t", ... for the C text.
 const char* c_type_name(ScalarType t);
 

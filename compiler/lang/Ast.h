@@ -118,4 +118,12 @@ struct Program {
 
 std::string_view reduce_op_spelling(ReduceOp op, bool init);  // "+=!", "=", ...
 
+// The identity of a reduction in element type t (LANGUAGE.md §3): 0, 1, the largest or
+// the smallest value; floats in `f` (min/max give +/-infinity), integers and bools in `i`.
+struct ScalarConstant {
+  double f = 0;
+  int64_t i = 0;
+};
+ScalarConstant reduce_identity(ReduceOp op, ScalarType t);
+
 }  // namespace tcs::ast

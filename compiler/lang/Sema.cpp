@@ -776,4 +776,8 @@ std::vector<SemaDef> sema_check(ast::Program& program, const SourceFile& file, D
   return defs;
 }
 
+bool SemaStmt::reduces() const {
+  return ast->reduce != ast::ReduceOp::None && (indices.size() > size_t(lhs_rank) || !ast->init);
+}
+
 }  // namespace tcs

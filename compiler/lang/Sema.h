@@ -59,6 +59,11 @@ struct SemaStmt {
   bool accumulates_into_existing = false;  // op= without '!'
   std::vector<AccessConstraint> constraints;
   bool ok = true;  // false when any error was reported for this statement
+
+  // Whether the statement combines values into its left-hand side: an op= or op=! with a
+  // reduction index (op=! without one behaves as '=', LANGUAGE.md §3), or an op= that
+  // accumulates into an existing tensor.
+  bool reduces() const;
 };
 
 struct SemaDef {

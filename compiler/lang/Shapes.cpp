@@ -10,6 +10,12 @@ int64_t TensorShape::numel() const {
   return n;
 }
 
+std::vector<int64_t> TensorShape::strides() const {
+  std::vector<int64_t> s(extent.size(), 1);
+  for (size_t d = extent.size(); d-- > 1;) s[d - 1] = s[d] * extent[d];
+  return s;
+}
+
 std::string sizes_describe(const SemaDef& def, const SizeMap& sizes) {
   std::string s;
   for (const std::string& p : def.size_params)

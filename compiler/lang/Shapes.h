@@ -31,6 +31,7 @@ struct TensorShape {
   std::vector<int64_t> extent;  // per dimension
   std::vector<int64_t> min;     // first coordinate per dimension (usually 0)
   int64_t numel() const;
+  std::vector<int64_t> strides() const;  // row-major, in elements
 };
 
 struct DefShapes {

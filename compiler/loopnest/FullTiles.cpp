@@ -1,7 +1,6 @@
 #include "loopnest/FullTiles.h"
 
-#include <map>
-#include <optional>
+#include "loopnest/Affine.h"
 
 namespace tcs {
 namespace {
@@ -17,55 +16,6 @@ std::vector<LoopNode*> register_chain(LoopNode& n) {
   }
   return chain;
 }
-
-// An affine form over iterators and parameters: constant + sum coef * variable.
-using Linear = std::map<std::pair<int, int64_t>, int64_t>;  // (op, number) -> coef; (-1, 0): constant
-
-std::optional<Linear> linear(const LExpr& e) {
-  using Op = LExpr::Op;
-  Linear r;
-  switch (e.op) {
-    case Op::Int: r[{-1, 0}] = e.value; return r;
-    case Op::Iter: case Op::Param: r[{int(e.op), e.value}] = 1; return r;
-    case Op::Add: case Op::Sub: {
-      auto a = linear(e.args[0]), b = linear(e.args[1]);
-      if (!a || !b) return std::nullopt;
-      for (auto& [k, v] : *b) (*a)[k] += e.op == Op::Add ? v : -v;
-      return a;
-    }
-    case Op::Neg: {
-      auto a = linear(e.args[0]);
-      if (!a) return std::nullopt;
-      for (auto& [k, v] : *a) v = -v;
-      return a;
-    }
-    case Op::Mul: {
-      const LExpr* k = e.args[0].is_int() ? &e.args[0] : e.args[1].is_int() ? &e.args[1] : nullptr;
-      if (!k) return std::nullopt;
-      auto a = linear(k == &e.args[0] ? e.args[1] : e.args[0]);
-      if (!a) return std::nullopt;
-      for (auto& [key, v] : *a) v *= k->value;
-      return a;
-    }
-    default: return std::nullopt;
-  }
-}
-
-}  // namespace
-
-std::optional<int64_t> constant_span(const LExpr& init, const LExpr& upper) {
-  auto a = linear(upper), b = linear(init);
-  if (!a || !b) return std::nullopt;
-  for (auto& [k, v] : *b) (*a)[k] -= v;
-  int64_t c = 0;
-  for (auto& [k, v] : *a) {
-    if (k.first == -1) c = v;
-    else if (v != 0) return std::nullopt;
-  }
-  return c;
-}
-
-namespace {
 
 // For a loop from `init` to min(a, b) where one side is a constant distance from init:
 // that side (the full tile's bound) and the other one.

@@ -3,15 +3,10 @@
 // min(i0 + K - 1, rest) runs K times whenever rest >= i0 + K - 1; the reduction loop
 // around such loops is duplicated under that condition, so the copy that runs almost
 // always has constant trip counts, which the backend unrolls into registers.
-#include <optional>
-
 #include "loopnest/LoopNest.h"
 
 namespace tcs {
 
 void separate_full_register_tiles(LoopNest& nest);
-
-// upper - init when it is the same constant for every iterator and size value.
-std::optional<int64_t> constant_span(const LExpr& init, const LExpr& upper);
 
 }  // namespace tcs

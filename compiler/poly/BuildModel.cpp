@@ -85,16 +85,10 @@ class ModelBuilder {
       const SemaIndex& ix = def_.stmts[size_t(k)].indices[i];
       std::string lo = sym_text(ix.lo), hi = sym_text(ix.hi);
       if (!lo.empty() && !hi.empty()) return {lo, hi};
-      note("the range of '" + ix.name + "' in statement " + std::to_string(k + 1) +
+      job_.note("the range of '" + ix.name + "' in statement " + std::to_string(k + 1) +
            " is not affine in the sizes; it is fixed to the given sizes");
     }
     return {std::to_string(r.lo), std::to_string(r.hi)};
-  }
-
-  void note(const std::string& n) {
-    for (const std::string& x : job_.info.notes)
-      if (x == n) return;
-    job_.info.notes.push_back(n);
   }
 
   std::string tuple(const std::string& stmt, const SemaStmt& st, size_t count) {
@@ -135,7 +129,7 @@ class ModelBuilder {
           sub = "a" + std::to_string(d);
           int64_t lo = shape.min[size_t(d)], hi = lo + shape.extent[size_t(d)] - 1;
           cond += (cond.empty() ? "" : " and ") + std::to_string(lo) + " <= " + sub + " <= " + std::to_string(hi);
-          note("subscript " + std::to_string(d) + " of '" + T.name + "' in statement " + std::to_string(k + 1) +
+          job_.note("subscript " + std::to_string(d) + " of '" + T.name + "' in statement " + std::to_string(k + 1) +
                (ac && ac->data_dependent ? " reads a tensor" : " is not affine") +
                "; the model assumes it may touch the whole dimension");
         }
@@ -176,7 +170,7 @@ class ModelBuilder {
     const SemaStmt& st = def_.stmts[size_t(k)];
     const ast::Stmt& a = *st.ast;
     size_t n = st.indices.size(), lhs = size_t(st.lhs_rank);
-    bool reduces = a.reduce != ast::ReduceOp::None && (n > lhs || !a.init);
+    bool reduces = st.reduces();
     std::string name = "S" + std::to_string(k);
     if (reduces && a.init) {
       std::string init = name + "_init";
@@ -241,6 +235,12 @@ int PolyJob::stmt_index(const std::string& name) const {
   for (size_t i = 0; i < stmts.size(); ++i)
     if (stmts[i].name == name) return int(i);
   return -1;
+}
+
+void PolyJob::note(const std::string& n) {
+  for (const std::string& x : info.notes)
+    if (x == n) return;
+  info.notes.push_back(n);
 }
 
 void build_model(PolyJob& job) { ModelBuilder(job).run(); }

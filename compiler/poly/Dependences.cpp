@@ -38,8 +38,7 @@ void compute_dependences(PolyJob& job) {
   isl::union_map reduction(job.ctx, "{ }");
   for (size_t i = 0; i < job.stmts.size(); ++i) {
     const PolyStmt& s = job.stmts[i];
-    const ast::Stmt& a = *job.def.stmts[size_t(s.source_stmt)].ast;
-    if (s.is_init || a.reduce == ast::ReduceOp::None) continue;
+    if (s.is_init || !job.def.stmts[size_t(s.source_stmt)].reduces()) continue;
     isl::union_map w(isl::map(job.ctx, job.info.statements[i].writes[0]));
     isl::union_map same = w.apply_range(w.reverse());
     reduction = reduction.unite(same.intersect(lex_lt(order)));

@@ -66,6 +66,7 @@ struct PolyJob {
 
   PolyJob(const SemaDef& d, const DefShapes& s, const MappingOptions& o) : def(d), shapes(s), options(o) {}
   int stmt_index(const std::string& name) const;
+  void note(const std::string& n);  // an approximation or fallback, once per text
 };
 
 // The passes (ARCHITECTURE.md §4), in pipeline order.

@@ -58,7 +58,7 @@ void compute_schedule(PolyJob& job) {
   for (int attempt = 0; attempt < 2 && s.is_null(); ++attempt) {
     if (attempt == 1) {
       set_fusion_options(ctx, FusionStrategy::Min);
-      job.info.notes.push_back("the isl scheduler gave up on " + std::string(fusion_strategy_name(job.options.outer_fusion)) +
+      job.note("the isl scheduler gave up on " + std::string(fusion_strategy_name(job.options.outer_fusion)) +
                                " fusion (too much work); statements were scheduled one group at a time");
     }
     isl_ctx_reset_operations(ctx);
@@ -71,7 +71,7 @@ void compute_schedule(PolyJob& job) {
     isl_ctx_set_max_operations(ctx, 0);
   }
   if (s.is_null()) {
-    job.info.notes.push_back("the isl scheduler gave up; the schedule is textual order");
+    job.note("the isl scheduler gave up; the schedule is textual order");
     s = job.initial;
   }
   job.schedule = mark_all_bands(job, s.root()).schedule();

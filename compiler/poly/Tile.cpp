@@ -56,12 +56,12 @@ class Tiler {
       return !n.isa<isl::schedule_node_sequence>() && !n.isa<isl::schedule_node_set>();
     });
     if (!perfect && !o_.tile_imperfectly_nested) {
-      note("the band over " + stmt_list(band) +
+      job_.note("the band over " + stmt_list(band) +
            " encloses several statement groups; it stays untiled (tileImperfectlyNested is off)");
       return mark;
     }
     if (band.n_member() > 1 && !band.permutable()) {
-      note("the band over " + stmt_list(band) + " is not permutable; it stays untiled");
+      job_.note("the band over " + stmt_list(band) + " is not permutable; it stays untiled");
       return mark;
     }
     isl::schedule_node_band point = band;
@@ -94,7 +94,7 @@ class Tiler {
     if (order.size() != n) {
       // Kernels mix band depths (a 2-d initialisation beside a 3-d reduction): the order
       // applies to the bands it fits.
-      note("cpu.pointLoopOrder has " + std::to_string(order.size()) + " entries; the point band over " + stmt_list(band) +
+      job_.note("cpu.pointLoopOrder has " + std::to_string(order.size()) + " entries; the point band over " + stmt_list(band) +
            " has " + std::to_string(n) + " loops and keeps its order");
       return band;
     }
@@ -117,12 +117,6 @@ class Tiler {
     nb = nb.set_permutable(1);
     for (unsigned j = 0; j < n; ++j) nb = nb.member_set_coincident(int(j), coincident[size_t(order[j])]);
     return nb.insert_mark(name).child(0).as<isl::schedule_node_band>();
-  }
-
-  void note(const std::string& n) {
-    for (const std::string& x : job_.info.notes)
-      if (x == n) return;
-    job_.info.notes.push_back(n);
   }
 
   PolyJob& job_;

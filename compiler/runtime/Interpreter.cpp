@@ -124,25 +124,9 @@ void store(Tensor& t, int64_t k, Value v) {
   }
 }
 
-// The identity of a reduction in type t (LANGUAGE.md §3): 0, 1, the largest or smallest value.
 Value identity(ast::ReduceOp op, ScalarType t) {
-  Value v;
-  bool fl = scalar_type_is_float(t);
-  switch (op) {
-    case ast::ReduceOp::Sum: case ast::ReduceOp::None: break;
-    case ast::ReduceOp::Product: v.f = 1, v.i = 1; break;
-    case ast::ReduceOp::Min:
-      if (fl) v.f = std::numeric_limits<double>::infinity();
-      else if (t == ScalarType::UInt64) v.i = -1;  // all ones: the largest uint64
-      else if (t == ScalarType::Int64) v.i = std::numeric_limits<int64_t>::max();
-      else v.i = (int64_t(1) << (scalar_type_bits(t) - (scalar_type_is_signed(t) ? 1 : 0))) - 1;
-      break;
-    case ast::ReduceOp::Max:
-      if (fl) v.f = -std::numeric_limits<double>::infinity();
-      else v.i = scalar_type_is_signed(t) ? -(int64_t(1) << (scalar_type_bits(t) - 1)) : 0;
-      break;
-  }
-  return v;
+  ast::ScalarConstant c = ast::reduce_identity(op, t);
+  return Value{c.f, c.i};
 }
 
 bool less_than(Value a, Value b, ScalarType t) {
@@ -161,49 +145,19 @@ class Runner {
 
   Expected<TensorMap> run(const TensorMap& supplied) {
     if (!def_.ok) return Error{"'" + def_.name + "' has errors; fix them before running it"};
-    // Buffers: supplied tensors are copied in, everything else starts at zero.
-    for (size_t t = 0; t < def_.tensors.size(); ++t) {
-      const SemaTensor& T = def_.tensors[t];
-      auto it = supplied.find(T.name);
-      if (it != supplied.end()) {
-        if (it->second.shape != shapes_.tensors[t].extent)
-          return Error{"tensor '" + T.name + "' must have shape " + describe_shape(shapes_.tensors[t].extent) +
-                       ", but the supplied one is " + tensor_describe(it->second)};
-        if (it->second.dtype != T.type)
-          return Error{"tensor '" + T.name + "' must be " + std::string(scalar_type_name(T.type)) +
-                       ", but the supplied one is " + tensor_describe(it->second)};
-        buffers_.push_back(it->second);
-        continue;
-      }
-      if (T.role == TensorRole::Input) return Error{"input '" + T.name + "' is missing"};
-      auto z = Tensor::zeros(T.type, shapes_.tensors[t].extent);
-      if (!z) return Error{"cannot allocate '" + T.name + "': " + z.error()};
-      buffers_.push_back(std::move(*z));
-    }
-    strides_.resize(def_.tensors.size());
-    for (size_t t = 0; t < def_.tensors.size(); ++t) {
-      const auto& ext = shapes_.tensors[t].extent;
-      strides_[t].assign(ext.size(), 1);
-      for (size_t d = ext.size(); d-- > 1;) strides_[t][d - 1] = strides_[t][d] * ext[d];
-    }
+    auto buffers = kernel_buffers(def_, shapes_, supplied);
+    if (!buffers) return Error{buffers.error()};
+    buffers_ = std::move(*buffers);
+    for (const TensorShape& shape : shapes_.tensors) strides_.push_back(shape.strides());
     try {
       for (size_t s = 0; s < def_.stmts.size(); ++s) run_stmt(int(s));
     } catch (RunError& e) {
       return Error{e.message};
     }
-    TensorMap outputs;
-    for (size_t t = 0; t < def_.tensors.size(); ++t)
-      if (def_.tensors[t].role == TensorRole::Output) outputs[def_.tensors[t].name] = std::move(buffers_[t]);
-    return outputs;
+    return kernel_outputs(def_, std::move(buffers_));
   }
 
  private:
-  static std::string describe_shape(const std::vector<int64_t>& s) {
-    std::string r = "[";
-    for (size_t i = 0; i < s.size(); ++i) r += (i ? ", " : "") + std::to_string(s[i]);
-    return r + "]";
-  }
-
   [[noreturn]] void fail(const std::string& what) {
     std::string at;
     const SemaStmt& st = def_.stmts[size_t(stmt_)];
@@ -363,7 +317,7 @@ class Runner {
     idx_.assign(n, 0);
     for (size_t i = 0; i < n; ++i) idx_[i] = ranges[i].lo;
     // op=! without a reduction index behaves as '=' (LANGUAGE.md §3).
-    bool reduces = a.reduce != ast::ReduceOp::None && (n > lhs || !a.init);
+    bool reduces = st.reduces();
     std::vector<int64_t> coords(lhs);
     // Loop over the left-hand points (outer) and the reduction indices (inner).
     while (true) {

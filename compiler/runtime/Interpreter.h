@@ -5,17 +5,12 @@
 // speed: floating-point reductions accumulate in double and round once per element.
 // Out-of-range data-dependent subscripts and integer division by zero are reported as
 // errors, never crashes.
-#include <map>
-#include <string>
-
 #include "lang/Shapes.h"
 #include "lang/Sema.h"
-#include "runtime/Tensor.h"
+#include "runtime/KernelBuffers.h"
 #include "support/Expected.h"
 
 namespace tcs {
-
-using TensorMap = std::map<std::string, Tensor, std::less<>>;
 
 // `supplied` holds every input, plus outputs whose values an `op=` statement accumulates
 // into (outputs not supplied start at zero). Returns the outputs, in declaration order of

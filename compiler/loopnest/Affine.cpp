@@ -1,0 +1,88 @@
+#include "loopnest/Affine.h"
+
+#include <map>
+
+namespace tcs {
+namespace {
+
+// An affine form over iterators and parameters: constant + sum coef * variable.
+using Linear = std::map<std::pair<int, int64_t>, int64_t>;  // (op, number) -> coef; (-1, 0): constant
+
+std::optional<Linear> linear(const LExpr& e) {
+  using Op = LExpr::Op;
+  Linear r;
+  switch (e.op) {
+    case Op::Int: r[{-1, 0}] = e.value; return r;
+    case Op::Iter: case Op::Param: r[{int(e.op), e.value}] = 1; return r;
+    case Op::Add: case Op::Sub: {
+      auto a = linear(e.args[0]), b = linear(e.args[1]);
+      if (!a || !b) return std::nullopt;
+      for (auto& [k, v] : *b) (*a)[k] += e.op == Op::Add ? v : -v;
+      return a;
+    }
+    case Op::Neg: {
+      auto a = linear(e.args[0]);
+      if (!a) return std::nullopt;
+      for (auto& [k, v] : *a) v = -v;
+      return a;
+    }
+    case Op::Mul: {
+      const LExpr* k = e.args[0].is_int() ? &e.args[0] : e.args[1].is_int() ? &e.args[1] : nullptr;
+      if (!k) return std::nullopt;
+      auto a = linear(k == &e.args[0] ? e.args[1] : e.args[0]);
+      if (!a) return std::nullopt;
+      for (auto& [key, v] : *a) v *= k->value;
+      return a;
+    }
+    default: return std::nullopt;
+  }
+}
+
+}  // namespace
+
+std::optional<int64_t> constant_span(const LExpr& init, const LExpr& upper) {
+  auto a = linear(upper), b = linear(init);
+  if (!a || !b) return std::nullopt;
+  for (auto& [k, v] : *b) (*a)[k] -= v;
+  int64_t c = 0;
+  for (auto& [k, v] : *a) {
+    if (k.first == -1) c = v;
+    else if (v != 0) return std::nullopt;
+  }
+  return c;
+}
+
+std::optional<int64_t> iter_coefficient(const LExpr& e, int iter) {
+  using Op = LExpr::Op;
+  auto c = [&](size_t i) { return iter_coefficient(e.args[i], iter); };
+  switch (e.op) {
+    case Op::Int: case Op::Param: return 0;
+    case Op::Iter: return e.value == iter ? 1 : 0;
+    case Op::Add: case Op::Sub: {
+      auto a = c(0), b = c(1);
+      if (!a || !b) return std::nullopt;
+      return e.op == Op::Add ? *a + *b : *a - *b;
+    }
+    case Op::Neg: {
+      auto a = c(0);
+      if (!a) return std::nullopt;
+      return -*a;
+    }
+    case Op::Mul: {
+      auto a = c(0), b = c(1);
+      if (!a || !b) return std::nullopt;
+      if (*a == 0 && *b == 0) return 0;
+      if (e.args[0].is_int()) return e.args[0].value * *b;
+      if (e.args[1].is_int()) return e.args[1].value * *a;
+      return std::nullopt;
+    }
+    default:
+      for (const LExpr& x : e.args) {
+        auto a = iter_coefficient(x, iter);
+        if (!a || *a != 0) return std::nullopt;
+      }
+      return 0;
+  }
+}
+
+}  // namespace tcs
