@@ -1,0 +1,141 @@
+#pragma once
+// Private to compiler/codegen: the emitter behind emit_llvm_module. Its parts live in
+// LlvmEmitter.cpp (functions, loops, parallel outlining, memory), LlvmExpressions.cpp
+// (statements and scalar expressions) and LlvmRegisterTile.cpp (the register-tile
+// micro-kernel). Only these files include LLVM's IR headers.
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <llvm/IR/DIBuilder.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Module.h>
+
+#include "codegen/LlvmEmitter.h"
+#include "codegen/StmtSemantics.h"
+
+namespace tcs::llvm_emit {
+
+using ast::Expr;
+using ast::ExprKind;
+using ast::NameRef;
+
+class Emitter {
+ public:
+  Emitter(llvm::LLVMContext& c, const LlvmEmitRequest& r)
+      : C(c), req_(r), def_(*r.def), shapes_(*r.shapes), nest_(*r.nest),
+        module_(std::make_unique<llvm::Module>("tcs_" + r.def->name, c)), B(c), dib_(*module_) {}
+
+  std::unique_ptr<llvm::Module> run();
+
+ private:
+  struct Env {
+    llvm::Function* fn = nullptr;
+    llvm::DISubprogram* sp = nullptr;
+    std::vector<llvm::Value*> tensors;
+    llvm::Value* err = nullptr;
+    llvm::Value* pool = nullptr;
+    std::vector<llvm::Value*> iters;  // by iterator number; null where not in scope
+    bool in_parallel = false;
+    std::vector<llvm::Value*> stmt_args;  // the current statement's index values (i64)
+  };
+
+  // A function taking (tensors..., err, pool, extra i64...) with noalias tensors.
+  Env make_impl(const std::string& name, const std::vector<std::string>& extra);
+
+  void locate(const LoopNode& n, const Env& env);
+
+  void emit_children(const std::vector<LoopNode>& nodes, Env& env);
+
+  void emit(const LoopNode& n, Env& env);
+
+  // ---- loop control (LlvmEmitter.cpp) -------------------------------------------------
+
+  llvm::Value* lx(const LExpr& e, Env& env);
+  llvm::Value* as_int(llvm::Value* v) { return v->getType()->isIntegerTy(1) ? B.CreateZExt(v, i64_) : v; }
+  llvm::Value* as_bool(llvm::Value* v) { return v->getType()->isIntegerTy(1) ? v : B.CreateICmpNE(v, B.getInt64(0)); }
+
+  llvm::MDNode* loop_metadata(const LoopNode& n);
+
+  std::string loop_name(const LoopNode& n) { return "L" + std::to_string(n.loop_id); }
+
+  // for (iter = lo; iter <= hi; iter += stride), rotated: a guard, then a do-while.
+  void emit_loop(const LoopNode& n, Env& env, llvm::Value* lo, llvm::Value* hi,
+                 const std::function<void(llvm::Value*)>& body);
+
+  void emit_for(const LoopNode& n, Env& env);
+
+  // The loop's iterations become [0, count) for the thread pool; the outlined function
+  // receives the tensors, every iterator in scope, the first value and the stride.
+  void emit_parallel_for(const LoopNode& n, Env& env);
+
+  void emit_if(const LoopNode& n, Env& env);
+
+  // ---- register tiles (LlvmRegisterTile.cpp) ---------------------------------------
+
+  // d(flat offset)/d(iterator) of a read; nullopt when it is not a constant.
+  std::optional<int64_t> read_stride(const Expr& e, const std::vector<std::optional<int64_t>>& darg);
+
+  // The right-hand sides the vector form handles: +, -, * and / over reads and float
+  // literals, all in the left-hand type; every read broadcast or contiguous along lanes.
+  bool vectorisable(const Expr& e, ScalarType t, const std::vector<std::optional<int64_t>>& dv);
+
+  llvm::Value* vexpr(const Expr& e, Env& env, int lanes, const std::vector<std::optional<int64_t>>& dv);
+
+  bool emit_register_tile(const LoopNode& f, Env& env);
+
+  // ---- memory (LlvmEmitter.cpp) -------------------------------------------------------
+
+  llvm::Type* reg_type(ScalarType t);
+  llvm::Type* mem_type(ScalarType t) { return t == ScalarType::Bool ? B.getInt8Ty() : reg_type(t); }
+
+  llvm::Value* element_ptr(int t, llvm::Value* offset, Env& env);
+  llvm::Value* load(int t, llvm::Value* offset, Env& env);
+  void store(int t, llvm::Value* offset, llvm::Value* v, Env& env);
+
+  // Row-major offset from per-dimension coordinates (i64).
+  llvm::Value* offset(int t, const std::vector<llvm::Value*>& coords);
+
+  // ---- statements and expressions (LlvmExpressions.cpp) -------------------------------
+
+  void set_error(int bit, llvm::Value* when, Env& env);
+
+  void emit_call(const LoopNode& n, Env& env);
+
+  llvm::Value* combine(const StmtSemantics& s, llvm::Value* acc, llvm::Value* v);
+
+  llvm::Value* convert(llvm::Value* v, ScalarType from, ScalarType to);
+
+  llvm::Value* expr(const Expr& e, Env& env);
+
+  llvm::Value* as_bool_value(llvm::Value* v, ScalarType t) { return convert(v, t, ScalarType::Bool); }
+
+  llvm::Value* less(llvm::Value* a, llvm::Value* b, ScalarType t);
+
+  llvm::Value* read(const Expr& e, Env& env) { return load(e.ref_id, read_offset(e, env), env); }
+
+  llvm::Value* read_offset(const Expr& e, Env& env);
+
+  llvm::Value* call_builtin(const Expr& e, Env& env);
+
+  llvm::Value* binary(const Expr& e, Env& env);
+
+  llvm::LLVMContext& C;
+  const LlvmEmitRequest& req_;
+  const SemaDef& def_;
+  const DefShapes& shapes_;
+  const LoopNest& nest_;
+  std::unique_ptr<llvm::Module> module_;
+  llvm::IRBuilder<> B;
+  llvm::DIBuilder dib_;
+  llvm::DIFile* file_ = nullptr;
+  llvm::DICompileUnit* cu_ = nullptr;
+  llvm::PointerType* ptr_ = nullptr;
+  llvm::IntegerType* i64_ = nullptr;
+  llvm::IntegerType* i32_ = nullptr;
+  llvm::Function* parallel_for_ = nullptr;
+  const SemaStmt* stmt_ = nullptr;
+};
+
+}  // namespace tcs::llvm_emit

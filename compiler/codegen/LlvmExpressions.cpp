@@ -1,0 +1,284 @@
+// Statements and scalar expressions. Semantics follow the interpreter: integer
+// arithmetic wraps, float to integer conversion saturates, integer division by zero and
+// out-of-range data-dependent subscripts set an error bit instead of trapping.
+#include "codegen/LlvmEmitterImpl.h"
+
+#include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/MDBuilder.h>
+
+#include "lang/Builtins.h"
+
+namespace tcs::llvm_emit {
+namespace {
+
+// Builtins with an LLVM intrinsic computing them in float; the rest call the reference
+// implementation in double.
+llvm::Intrinsic::ID float_intrinsic(std::string_view n) {
+  using namespace llvm;
+  static const std::pair<const char*, Intrinsic::ID> table[] = {
+      {"sqrt", Intrinsic::sqrt},   {"fabs", Intrinsic::fabs},   {"floor", Intrinsic::floor},
+      {"ceil", Intrinsic::ceil},   {"trunc", Intrinsic::trunc}, {"rint", Intrinsic::rint},
+      {"nearbyint", Intrinsic::nearbyint}, {"round", Intrinsic::round}, {"copysign", Intrinsic::copysign},
+      {"fma", Intrinsic::fma},     {"fmax", Intrinsic::maxnum}, {"fmin", Intrinsic::minnum},
+      {"exp", Intrinsic::exp},     {"exp2", Intrinsic::exp2},   {"log", Intrinsic::log},
+      {"log2", Intrinsic::log2},   {"log10", Intrinsic::log10}, {"pow", Intrinsic::pow},
+      {"sin", Intrinsic::sin},     {"cos", Intrinsic::cos}};
+  for (auto& [name, id] : table)
+    if (n == name) return id;
+  return Intrinsic::not_intrinsic;
+}
+
+}  // namespace
+
+void Emitter::set_error(int bit, llvm::Value* when, Env& env) {
+  auto* yes = llvm::BasicBlock::Create(C, "error", env.fn);
+  auto* cont = llvm::BasicBlock::Create(C, "ok", env.fn);
+  B.CreateCondBr(when, yes, cont, llvm::MDBuilder(C).createBranchWeights(1, 1000000));
+  B.SetInsertPoint(yes);
+  B.CreateAtomicRMW(llvm::AtomicRMWInst::Or, env.err, B.getInt32(uint32_t(bit)), llvm::MaybeAlign(4),
+                    llvm::AtomicOrdering::Monotonic);
+  B.CreateBr(cont);
+  B.SetInsertPoint(cont);
+}
+
+void Emitter::emit_call(const LoopNode& n, Env& env) {
+  locate(n, env);
+  const PolyStmt& ps = nest_.stmts[size_t(n.stmt)];
+  StmtSemantics sem = stmt_semantics(def_, ps);
+  stmt_ = &def_.stmts[size_t(ps.source_stmt)];
+  env.stmt_args.clear();
+  for (const LExpr& a : n.args) env.stmt_args.push_back(as_int(lx(a, env)));
+  std::vector<llvm::Value*> lhs(env.stmt_args.begin(), env.stmt_args.begin() + stmt_->lhs_rank);
+  llvm::Value* off = offset(sem.lhs_tensor, lhs);
+  llvm::Type* ty = reg_type(sem.type);
+  if (sem.is_init) {
+    llvm::Value* id = scalar_type_is_float(sem.type) ? llvm::ConstantFP::get(ty, sem.identity_f)
+                                                     : llvm::ConstantInt::get(ty, uint64_t(sem.identity_i));
+    store(sem.lhs_tensor, off, id, env);
+    return;
+  }
+  const Expr& rhs = *stmt_->ast->rhs;
+  llvm::Value* v = convert(expr(rhs, env), rhs.type, sem.type);
+  if (sem.combines) v = combine(sem, load(sem.lhs_tensor, off, env), v);
+  store(sem.lhs_tensor, off, v, env);
+}
+
+llvm::Value* Emitter::combine(const StmtSemantics& s, llvm::Value* acc, llvm::Value* v) {
+  bool fl = scalar_type_is_float(s.type);
+  llvm::FastMathFlags fmf;
+  fmf.setAllowReassoc();  // lets LLVM vectorise reductions; changes rounding only
+  fmf.setAllowContract();
+  llvm::IRBuilderBase::FastMathFlagGuard guard(B);
+  B.setFastMathFlags(fmf);
+  switch (s.op) {
+    case ast::ReduceOp::Sum: return fl ? B.CreateFAdd(acc, v) : B.CreateAdd(acc, v);
+    case ast::ReduceOp::Product: return fl ? B.CreateFMul(acc, v) : B.CreateMul(acc, v);
+    case ast::ReduceOp::Min:
+    case ast::ReduceOp::Max: {
+      bool min = s.op == ast::ReduceOp::Min;
+      if (fl) {  // a NaN wins, as in the interpreter
+        B.clearFastMathFlags();
+        llvm::Value* better = min ? B.CreateFCmpOLT(v, acc) : B.CreateFCmpOGT(v, acc);
+        return B.CreateSelect(B.CreateOr(better, B.CreateFCmpUNO(v, v)), v, acc);
+      }
+      bool sign = scalar_type_is_signed(s.type);
+      llvm::Value* better = min ? (sign ? B.CreateICmpSLT(v, acc) : B.CreateICmpULT(v, acc))
+                                : (sign ? B.CreateICmpSGT(v, acc) : B.CreateICmpUGT(v, acc));
+      return B.CreateSelect(better, v, acc);
+    }
+    default: return v;
+  }
+}
+
+llvm::Value* Emitter::convert(llvm::Value* v, ScalarType from, ScalarType to) {
+  if (from == to) return v;
+  bool ff = scalar_type_is_float(from), tf = scalar_type_is_float(to);
+  llvm::Type* t = reg_type(to);
+  if (to == ScalarType::Bool)
+    return ff ? B.CreateFCmpUNE(v, llvm::ConstantFP::get(v->getType(), 0.0))
+              : B.CreateICmpNE(v, llvm::ConstantInt::get(v->getType(), 0));
+  if (ff && tf) return B.CreateFPCast(v, t);
+  if (ff) {
+    auto id = scalar_type_is_signed(to) ? llvm::Intrinsic::fptosi_sat : llvm::Intrinsic::fptoui_sat;
+    return B.CreateIntrinsic(id, {t, v->getType()}, {v});
+  }
+  bool from_signed = from != ScalarType::Bool && scalar_type_is_signed(from);
+  if (tf) return from_signed ? B.CreateSIToFP(v, t) : B.CreateUIToFP(v, t);
+  return B.CreateIntCast(v, t, from_signed);
+}
+
+llvm::Value* Emitter::expr(const Expr& e, Env& env) {
+  switch (e.kind) {
+    case ExprKind::IntLiteral: return llvm::ConstantInt::get(reg_type(e.type), uint64_t(e.int_value));
+    case ExprKind::FloatLiteral: return llvm::ConstantFP::get(reg_type(e.type), double(float(e.float_value)));
+    case ExprKind::Name:
+      if (e.ref == NameRef::Index)  // index expressions are int32
+        return convert(B.CreateTrunc(env.stmt_args[size_t(e.ref_id)], i32_), ScalarType::Int32, e.type);
+      if (e.ref == NameRef::SizeParam)
+        return convert(B.getInt32(uint32_t(shapes_.sizes.at(def_.size_params[size_t(e.ref_id)]))), ScalarType::Int32, e.type);
+      return load(e.ref_id, B.getInt64(0), env);
+    case ExprKind::Access:
+      if (e.ref == NameRef::Builtin) return call_builtin(e, env);
+      return read(e, env);
+    case ExprKind::Unary: {
+      llvm::Value* a = expr(*e.args[0], env);
+      if (e.op == TokenKind::Bang) return B.CreateNot(as_bool_value(a, e.args[0]->type));
+      a = convert(a, e.args[0]->type, e.type);
+      return scalar_type_is_float(e.type) ? B.CreateFNeg(a) : B.CreateNeg(a);
+    }
+    case ExprKind::Binary: return binary(e, env);
+    case ExprKind::Ternary: {
+      llvm::Value* c = as_bool_value(expr(*e.args[0], env), e.args[0]->type);
+      auto* then_bb = llvm::BasicBlock::Create(C, "sel.then", env.fn);
+      auto* else_bb = llvm::BasicBlock::Create(C, "sel.else", env.fn);
+      auto* merge = llvm::BasicBlock::Create(C, "sel.end", env.fn);
+      B.CreateCondBr(c, then_bb, else_bb);
+      B.SetInsertPoint(then_bb);
+      llvm::Value* a = convert(expr(*e.args[1], env), e.args[1]->type, e.type);
+      llvm::BasicBlock* a_end = B.GetInsertBlock();
+      B.CreateBr(merge);
+      B.SetInsertPoint(else_bb);
+      llvm::Value* b = convert(expr(*e.args[2], env), e.args[2]->type, e.type);
+      llvm::BasicBlock* b_end = B.GetInsertBlock();
+      B.CreateBr(merge);
+      B.SetInsertPoint(merge);
+      llvm::PHINode* phi = B.CreatePHI(reg_type(e.type), 2);
+      phi->addIncoming(a, a_end);
+      phi->addIncoming(b, b_end);
+      return phi;
+    }
+    case ExprKind::Cast: return convert(expr(*e.args[0], env), e.args[0]->type, e.cast_type);
+    case ExprKind::MinMax: {
+      llvm::Value* a = convert(expr(*e.args[0], env), e.args[0]->type, e.type);
+      llvm::Value* b = convert(expr(*e.args[1], env), e.args[1]->type, e.type);
+      // min: a unless b < a; max: a unless a < b (NaN operands keep a, as the interpreter).
+      bool min = e.op == TokenKind::KwMin;
+      llvm::Value* take_b = min ? less(b, a, e.type) : less(a, b, e.type);
+      return B.CreateSelect(take_b, b, a);
+    }
+  }
+  return nullptr;
+}
+
+llvm::Value* Emitter::less(llvm::Value* a, llvm::Value* b, ScalarType t) {
+  if (scalar_type_is_float(t)) return B.CreateFCmpOLT(a, b);
+  if (t == ScalarType::Bool || !scalar_type_is_signed(t)) return B.CreateICmpULT(a, b);
+  return B.CreateICmpSLT(a, b);
+}
+
+llvm::Value* Emitter::read_offset(const Expr& e, Env& env) {
+  int t = e.ref_id;
+  const TensorShape& sh = shapes_.tensors[size_t(t)];
+  std::vector<llvm::Value*> coords;
+  for (size_t d = 0; d < e.args.size(); ++d) {
+    const Expr* s = e.args[d].get();
+    const AccessConstraint* ac = nullptr;
+    for (const AccessConstraint& c : stmt_->constraints)
+      if (c.subscript == s) ac = &c;
+    if (ac && ac->affine && !ac->data_dependent) {
+      if (auto rest = ac->rest.eval(shapes_.sizes)) {
+        llvm::Value* c = B.getInt64(uint64_t(*rest));
+        for (auto [idx, coef] : ac->coefs)
+          if (coef) c = B.CreateNSWAdd(c, B.CreateNSWMul(env.stmt_args[size_t(idx)], B.getInt64(uint64_t(coef))));
+        coords.push_back(c);
+        continue;
+      }
+    }
+    // Computed at run time and checked: out of range sets the error bit and reads the
+    // first element instead.
+    llvm::Value* v = expr(*s, env);
+    ScalarType st = s->type;
+    llvm::Value* c;
+    if (st == ScalarType::UInt64) c = B.CreateSelect(B.CreateICmpSLT(v, B.getInt64(0)), B.getInt64(INT64_MAX), v);
+    else c = convert(v, st, ScalarType::Int64);
+    int64_t lo = sh.min[d], hi = sh.min[d] + sh.extent[d] - 1;
+    llvm::Value* bad = B.CreateOr(B.CreateICmpSLT(c, B.getInt64(uint64_t(lo))), B.CreateICmpSGT(c, B.getInt64(uint64_t(hi))));
+    set_error(kErrSubscriptOutOfRange, bad, env);
+    coords.push_back(B.CreateSelect(bad, B.getInt64(uint64_t(lo)), c));
+  }
+  return offset(t, coords);
+}
+
+llvm::Value* Emitter::call_builtin(const Expr& e, Env& env) {
+  const Builtin& b = builtins()[size_t(e.ref_id)];
+  llvm::Intrinsic::ID id = float_intrinsic(b.name);
+  std::vector<llvm::Value*> args;
+  if (id != llvm::Intrinsic::not_intrinsic && e.type == ScalarType::Float32) {
+    for (const auto& a : e.args) args.push_back(convert(expr(*a, env), a->type, ScalarType::Float32));
+    return B.CreateIntrinsic(id, {B.getFloatTy()}, args);
+  }
+  if (b.name == "tanh" && e.type == ScalarType::Float32) {
+    llvm::Value* x = convert(expr(*e.args[0], env), e.args[0]->type, ScalarType::Float32);
+    llvm::FunctionCallee f = module_->getOrInsertFunction(
+        "tanhf", llvm::FunctionType::get(B.getFloatTy(), {B.getFloatTy()}, false));
+    return B.CreateCall(f, {x});
+  }
+  for (const auto& a : e.args) args.push_back(convert(expr(*a, env), a->type, ScalarType::Float64));
+  std::vector<llvm::Type*> params(args.size(), B.getDoubleTy());
+  llvm::FunctionCallee f = module_->getOrInsertFunction(
+      "tcs_builtin_" + std::string(b.name), llvm::FunctionType::get(B.getDoubleTy(), params, false));
+  return convert(B.CreateCall(f, args), ScalarType::Float64, e.type);
+}
+
+llvm::Value* Emitter::binary(const Expr& e, Env& env) {
+  const Expr& l = *e.args[0];
+  const Expr& r = *e.args[1];
+  if (e.op == TokenKind::AndAnd || e.op == TokenKind::OrOr) {
+    bool is_and = e.op == TokenKind::AndAnd;
+    llvm::Value* a = as_bool_value(expr(l, env), l.type);
+    llvm::BasicBlock* a_end = B.GetInsertBlock();
+    auto* rhs_bb = llvm::BasicBlock::Create(C, is_and ? "and.rhs" : "or.rhs", env.fn);
+    auto* merge = llvm::BasicBlock::Create(C, is_and ? "and.end" : "or.end", env.fn);
+    if (is_and) B.CreateCondBr(a, rhs_bb, merge);
+    else B.CreateCondBr(a, merge, rhs_bb);
+    B.SetInsertPoint(rhs_bb);
+    llvm::Value* b = as_bool_value(expr(r, env), r.type);
+    llvm::BasicBlock* b_end = B.GetInsertBlock();
+    B.CreateBr(merge);
+    B.SetInsertPoint(merge);
+    llvm::PHINode* phi = B.CreatePHI(B.getInt1Ty(), 2);
+    phi->addIncoming(B.getInt1(!is_and), a_end);
+    phi->addIncoming(b, b_end);
+    return phi;
+  }
+  ScalarType t = e.type;
+  bool compare = t == ScalarType::Bool;
+  if (compare) t = l.type == ScalarType::Bool ? ScalarType::Bool : scalar_type_promote(l.type, r.type);
+  llvm::Value* a = convert(expr(l, env), l.type, t);
+  llvm::Value* b = convert(expr(r, env), r.type, t);
+  bool fl = scalar_type_is_float(t);
+  bool sign = t != ScalarType::Bool && scalar_type_is_signed(t);
+  llvm::FastMathFlags fmf;
+  fmf.setAllowContract();
+  llvm::IRBuilderBase::FastMathFlagGuard guard(B);
+  B.setFastMathFlags(fmf);
+  switch (e.op) {
+    case TokenKind::Less: return less(a, b, t);
+    case TokenKind::Greater: return less(b, a, t);
+    case TokenKind::LessEq: return fl ? B.CreateFCmpOLE(a, b) : sign ? B.CreateICmpSLE(a, b) : B.CreateICmpULE(a, b);
+    case TokenKind::GreaterEq: return fl ? B.CreateFCmpOGE(a, b) : sign ? B.CreateICmpSGE(a, b) : B.CreateICmpUGE(a, b);
+    case TokenKind::EqEq: return fl ? B.CreateFCmpOEQ(a, b) : B.CreateICmpEQ(a, b);
+    case TokenKind::NotEq: return fl ? B.CreateFCmpUNE(a, b) : B.CreateICmpNE(a, b);
+    case TokenKind::Plus: return fl ? B.CreateFAdd(a, b) : B.CreateAdd(a, b);
+    case TokenKind::Minus: return fl ? B.CreateFSub(a, b) : B.CreateSub(a, b);
+    case TokenKind::Star: return fl ? B.CreateFMul(a, b) : B.CreateMul(a, b);
+    case TokenKind::Slash:
+    case TokenKind::Percent: {
+      bool div = e.op == TokenKind::Slash;
+      if (fl) return div ? B.CreateFDiv(a, b) : B.CreateFRem(a, b);
+      llvm::Type* ty = a->getType();
+      llvm::Value* zero = llvm::ConstantInt::get(ty, 0);
+      llvm::Value* is_zero = B.CreateICmpEQ(b, zero);
+      set_error(kErrDivisionByZero, is_zero, env);
+      llvm::Value* minus_one = sign ? B.CreateICmpEQ(b, llvm::ConstantInt::getSigned(ty, -1)) : B.getFalse();
+      llvm::Value* safe = B.CreateSelect(B.CreateOr(is_zero, minus_one), llvm::ConstantInt::get(ty, 1), b);
+      llvm::Value* q = div ? (sign ? B.CreateSDiv(a, safe) : B.CreateUDiv(a, safe))
+                           : (sign ? B.CreateSRem(a, safe) : B.CreateURem(a, safe));
+      if (sign) q = B.CreateSelect(minus_one, div ? B.CreateNeg(a) : zero, q);  // no INT_MIN / -1 trap
+      return B.CreateSelect(is_zero, zero, q);
+    }
+    default: return nullptr;
+  }
+}
+
+}  // namespace tcs::llvm_emit

@@ -1,0 +1,221 @@
+// The register-tile micro-kernel.
+//
+// A reduction loop around fully unrolled register loops: the accumulators of the whole
+// tile are loaded once before the loop, carried in SSA values (registers) through it and
+// stored once after it; the vector loop's lanes become explicit vectors. This is the
+// micro-kernel of a GEMM, derived from the loop nest rather than written by hand. When
+// the nest does not have that shape, the caller emits ordinary loops.
+#include "codegen/LlvmEmitterImpl.h"
+
+#include "loopnest/Affine.h"
+
+namespace tcs::llvm_emit {
+
+std::optional<int64_t> Emitter::read_stride(const Expr& e, const std::vector<std::optional<int64_t>>& darg) {
+  std::vector<int64_t> strides = shapes_.tensors[size_t(e.ref_id)].strides();
+  int64_t total = 0;
+  for (size_t d = 0; d < e.args.size(); ++d) {
+    const AccessConstraint* ac = nullptr;
+    for (const AccessConstraint& c : stmt_->constraints)
+      if (c.subscript == e.args[d].get()) ac = &c;
+    if (!ac) return std::nullopt;
+    if (!ac->affine || ac->data_dependent) {
+      for (int i : ac->indices)
+        if (!darg[size_t(i)] || *darg[size_t(i)] != 0) return std::nullopt;
+      continue;
+    }
+    for (auto [idx, coef] : ac->coefs) {
+      if (!darg[size_t(idx)]) return std::nullopt;
+      total += coef * *darg[size_t(idx)] * strides[d];
+    }
+  }
+  return total;
+}
+
+bool Emitter::vectorisable(const Expr& e, ScalarType t, const std::vector<std::optional<int64_t>>& dv) {
+  if (e.type != t) return false;
+  switch (e.kind) {
+    case ExprKind::FloatLiteral: return true;
+    case ExprKind::Access:
+    case ExprKind::Name: {
+      if (e.ref != NameRef::Tensor) return false;
+      if (e.kind == ExprKind::Name) return true;
+      auto s = read_stride(e, dv);
+      return s && (*s == 0 || *s == 1);
+    }
+    case ExprKind::Binary:
+      if (e.op != TokenKind::Plus && e.op != TokenKind::Minus && e.op != TokenKind::Star && e.op != TokenKind::Slash)
+        return false;
+      return vectorisable(*e.args[0], t, dv) && vectorisable(*e.args[1], t, dv);
+    default: return false;
+  }
+}
+
+llvm::Value* Emitter::vexpr(const Expr& e, Env& env, int lanes, const std::vector<std::optional<int64_t>>& dv) {
+  llvm::Type* st = reg_type(e.type);
+  auto splat = [&](llvm::Value* v) { return lanes > 1 ? B.CreateVectorSplat(unsigned(lanes), v) : v; };
+  switch (e.kind) {
+    case ExprKind::FloatLiteral: return splat(llvm::ConstantFP::get(st, double(float(e.float_value))));
+    case ExprKind::Name: return splat(load(e.ref_id, B.getInt64(0), env));
+    case ExprKind::Access: {
+      llvm::Value* off = read_offset(e, env);
+      if (lanes == 1 || *read_stride(e, dv) == 0) return splat(load(e.ref_id, off, env));
+      auto* vt = llvm::FixedVectorType::get(st, unsigned(lanes));
+      return B.CreateAlignedLoad(vt, element_ptr(e.ref_id, off, env), llvm::Align(scalar_type_bytes(e.type)), e.name);
+    }
+    case ExprKind::Binary: {
+      llvm::Value* a = vexpr(*e.args[0], env, lanes, dv);
+      llvm::Value* b = vexpr(*e.args[1], env, lanes, dv);
+      llvm::FastMathFlags fmf;
+      fmf.setAllowContract();
+      llvm::IRBuilderBase::FastMathFlagGuard guard(B);
+      B.setFastMathFlags(fmf);
+      switch (e.op) {
+        case TokenKind::Plus: return B.CreateFAdd(a, b);
+        case TokenKind::Minus: return B.CreateFSub(a, b);
+        case TokenKind::Star: return B.CreateFMul(a, b);
+        default: return B.CreateFDiv(a, b);
+      }
+    }
+    default: return nullptr;
+  }
+}
+
+bool Emitter::emit_register_tile(const LoopNode& f, Env& env) {
+  // The shape: f -> register loops (constant trips) -> one statement call.
+  std::vector<const LoopNode*> chain;
+  std::vector<int64_t> trips;
+  const LoopNode* cur = &f;
+  while (cur->children.size() == 1 && cur->children[0].kind == LoopNode::Kind::For && cur->children[0].annot.register_tile) {
+    cur = &cur->children[0];
+    auto span = constant_span(cur->init, cur->upper);
+    if (!span || *span < 0) return false;
+    chain.push_back(cur);
+    trips.push_back(*span / cur->stride + 1);
+  }
+  if (chain.empty() || cur->children.size() != 1 || cur->children[0].kind != LoopNode::Kind::Call) return false;
+  const LoopNode& call = cur->children[0];
+  const PolyStmt& ps = nest_.stmts[size_t(call.stmt)];
+  StmtSemantics sem = stmt_semantics(def_, ps);
+  if (!sem.combines || sem.op != ast::ReduceOp::Sum || !scalar_type_is_float(sem.type)) return false;
+  stmt_ = &def_.stmts[size_t(ps.source_stmt)];
+  const Expr& rhs = *stmt_->ast->rhs;
+
+  // Derivatives of the statement's index values along the reduction and the lanes.
+  const LoopNode* vloop = chain.back()->annot.vector_width > 1 ? chain.back() : nullptr;
+  std::vector<std::optional<int64_t>> dk, dv;
+  for (const LExpr& a : call.args) {
+    dk.push_back(iter_coefficient(a, f.iter));
+    dv.push_back(vloop ? iter_coefficient(a, vloop->iter) : std::optional<int64_t>(0));
+  }
+  int lanes = 1;
+  if (vloop && vloop->stride == 1 && trips.back() % vloop->annot.vector_width == 0) lanes = vloop->annot.vector_width;
+  std::vector<int64_t> lhs_strides = shapes_.tensors[size_t(sem.lhs_tensor)].strides();
+  int64_t lhs_dk = 0, lhs_dv = 0;
+  for (int d = 0; d < stmt_->lhs_rank; ++d) {
+    if (!dk[size_t(d)] || !dv[size_t(d)]) return false;
+    lhs_dk += *dk[size_t(d)] * lhs_strides[size_t(d)];
+    lhs_dv += *dv[size_t(d)] * lhs_strides[size_t(d)];
+  }
+  if (lhs_dk != 0) return false;  // the accumulators must not move with the reduction
+  if (lanes > 1 && (lhs_dv != 1 || !vectorisable(rhs, sem.type, dv))) lanes = 1;
+  if (lanes == 1 && !vectorisable(rhs, sem.type, std::vector<std::optional<int64_t>>(dv.size(), 0))) return false;
+
+  // Every point of the register tile, as offsets from the loops' first values (the
+  // vector loop stepping by `lanes`).
+  std::vector<std::vector<int64_t>> points = {{}};
+  for (size_t c = 0; c < chain.size(); ++c) {
+    const LoopNode* l = chain[c];
+    int64_t step = l == vloop ? l->stride * lanes : l->stride;
+    std::vector<std::vector<int64_t>> next;
+    for (const auto& p : points)
+      for (int64_t v = 0; v < trips[c] * l->stride; v += step) {
+        next.push_back(p);
+        next.back().push_back(v);
+      }
+    points = std::move(next);
+  }
+  if (points.size() > 64) return false;  // more accumulators than registers: not a register tile
+  std::vector<llvm::Value*> first(chain.size());
+  auto at_point = [&](const std::vector<int64_t>& p) {
+    for (size_t i = 0; i < chain.size(); ++i)
+      env.iters[size_t(chain[i]->iter)] = B.CreateNSWAdd(first[i], B.getInt64(uint64_t(p[i])));
+    env.stmt_args.clear();
+    for (const LExpr& a : call.args) env.stmt_args.push_back(as_int(lx(a, env)));
+    std::vector<llvm::Value*> lhs(env.stmt_args.begin(), env.stmt_args.begin() + stmt_->lhs_rank);
+    return offset(sem.lhs_tensor, lhs);
+  };
+  llvm::Type* st = reg_type(sem.type);
+  llvm::Type* acc_type = lanes > 1 ? llvm::FixedVectorType::get(st, unsigned(lanes)) : st;
+  llvm::Align align(scalar_type_bytes(sem.type));
+
+  locate(f, env);
+  llvm::Value* lo = as_int(lx(f.init, env));
+  llvm::Value* hi = as_int(lx(f.upper, env));
+  env.iters[size_t(f.iter)] = lo;  // the accumulators' addresses do not depend on it
+  for (size_t i = 0; i < chain.size(); ++i) {  // the register loops' first values, outside f
+    first[i] = as_int(lx(chain[i]->init, env));
+    env.iters[size_t(chain[i]->iter)] = first[i];
+  }
+  locate(call, env);
+  std::vector<llvm::Value*> init;
+  for (const auto& p : points)
+    init.push_back(B.CreateAlignedLoad(acc_type, element_ptr(sem.lhs_tensor, at_point(p), env), align, "acc"));
+
+  std::string name = loop_name(f);
+  llvm::BasicBlock* pre = B.GetInsertBlock();
+  auto* header = llvm::BasicBlock::Create(C, name + ".body", env.fn);
+  auto* exit = llvm::BasicBlock::Create(C, name + ".exit", env.fn);
+  locate(f, env);
+  B.CreateCondBr(B.CreateICmpSLE(lo, hi), header, exit);
+  B.SetInsertPoint(header);
+  llvm::PHINode* iv = B.CreatePHI(i64_, 2, name + ".iv");
+  iv->addIncoming(lo, pre);
+  std::vector<llvm::PHINode*> acc;
+  for (llvm::Value* v : init) {
+    acc.push_back(B.CreatePHI(acc_type, 2, "acc"));
+    acc.back()->addIncoming(v, pre);
+  }
+  env.iters[size_t(f.iter)] = iv;
+  locate(call, env);
+  std::vector<llvm::Value*> updated;
+  {
+    llvm::FastMathFlags fmf;
+    fmf.setAllowContract();
+    fmf.setAllowReassoc();
+    for (size_t i = 0; i < points.size(); ++i) {
+      at_point(points[i]);
+      llvm::Value* v = vexpr(rhs, env, lanes, dv);
+      llvm::IRBuilderBase::FastMathFlagGuard guard(B);
+      B.setFastMathFlags(fmf);
+      updated.push_back(B.CreateFAdd(acc[i], v, "acc"));
+    }
+  }
+  locate(f, env);
+  llvm::Value* next = B.CreateNSWAdd(iv, B.getInt64(uint64_t(f.stride)), name + ".next");
+  llvm::BranchInst* br = B.CreateCondBr(B.CreateICmpSLE(next, hi), header, exit);
+  LoopNode plain = f;
+  plain.annot = LoopAnnotation{};
+  br->setMetadata(llvm::LLVMContext::MD_loop, loop_metadata(plain));
+  llvm::BasicBlock* latch = B.GetInsertBlock();
+  iv->addIncoming(next, latch);
+  for (size_t i = 0; i < acc.size(); ++i) acc[i]->addIncoming(updated[i], latch);
+
+  B.SetInsertPoint(exit);
+  env.iters[size_t(f.iter)] = lo;
+  locate(call, env);
+  std::vector<llvm::Value*> final_values;
+  for (size_t i = 0; i < points.size(); ++i) {
+    llvm::PHINode* phi = B.CreatePHI(acc_type, 2, "acc");
+    phi->addIncoming(init[i], pre);
+    phi->addIncoming(updated[i], latch);
+    final_values.push_back(phi);
+  }
+  for (size_t i = 0; i < points.size(); ++i)
+    B.CreateAlignedStore(final_values[i], element_ptr(sem.lhs_tensor, at_point(points[i]), env), align);
+  env.iters[size_t(f.iter)] = nullptr;
+  for (const LoopNode* l : chain) env.iters[size_t(l->iter)] = nullptr;
+  return true;
+}
+
+}  // namespace tcs::llvm_emit
