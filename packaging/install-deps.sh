@@ -14,6 +14,8 @@ packages=(
   qt6-base-dev qt6-svg-dev qt6-charts-dev libqscintilla2-qt6-dev libgl-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev xvfb xauth
+  # peers the CPU benchmark measures against (bench/bench_cpu)
+  libopenblas-dev libdnnl-dev
 )
 
 missing=()

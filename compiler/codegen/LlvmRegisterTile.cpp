@@ -83,17 +83,34 @@ llvm::Value* Emitter::vexpr(const Expr& e, Env& env, int lanes, const std::vecto
 
 bool Emitter::emit_register_tile(const LoopNode& f, Env& env) {
   // The shape: f -> register loops (constant trips) -> one statement call.
+  // A register loop of a partial tile (from init to min(init + span, edge)) still runs
+  // `span + 1` points: those past the edge are clamped onto its last iteration, so they
+  // redo that iteration's work on the same accumulator and store the same value. This
+  // keeps edge tiles in registers too, as long as no other register loop's bounds move
+  // with the clamped one and it is not the vector loop.
   std::vector<const LoopNode*> chain;
   std::vector<int64_t> trips;
+  std::vector<bool> clamped;
   const LoopNode* cur = &f;
   while (cur->children.size() == 1 && cur->children[0].kind == LoopNode::Kind::For && cur->children[0].annot.register_tile) {
     cur = &cur->children[0];
     auto span = constant_span(cur->init, cur->upper);
-    if (!span || *span < 0) return false;
+    bool clamp = !span;
+    if (clamp)
+      if (auto bound = split_tile_bound(cur->init, cur->upper)) span = bound->span;
+    if (!span || *span < 0 || (clamp && cur->stride != 1)) return false;
     chain.push_back(cur);
     trips.push_back(*span / cur->stride + 1);
+    clamped.push_back(clamp);
   }
   if (chain.empty() || cur->children.size() != 1 || cur->children[0].kind != LoopNode::Kind::Call) return false;
+  for (size_t i = 0; i < chain.size(); ++i) {
+    if (!clamped[i]) continue;
+    if (chain[i]->annot.vector_width > 1 && i + 1 == chain.size()) return false;
+    for (size_t j = i + 1; j < chain.size(); ++j)
+      for (const LExpr* e : {&chain[j]->init, &chain[j]->upper})
+        if (iter_coefficient(*e, chain[i]->iter) != std::optional<int64_t>(0)) return false;
+  }
   const LoopNode& call = cur->children[0];
   const PolyStmt& ps = nest_.stmts[size_t(call.stmt)];
   StmtSemantics sem = stmt_semantics(def_, ps);
@@ -108,8 +125,9 @@ bool Emitter::emit_register_tile(const LoopNode& f, Env& env) {
     dk.push_back(iter_coefficient(a, f.iter));
     dv.push_back(vloop ? iter_coefficient(a, vloop->iter) : std::optional<int64_t>(0));
   }
-  int lanes = 1;
-  if (vloop && vloop->stride == 1 && trips.back() % vloop->annot.vector_width == 0) lanes = vloop->annot.vector_width;
+  // The vector loop's lanes: full vectors, then narrower ones (powers of two) for the
+  // rest of its constant trip, so 26 columns at width 8 are 8 + 8 + 8 + 2 lanes.
+  int lanes = vloop && vloop->stride == 1 ? vloop->annot.vector_width : 1;
   std::vector<int64_t> lhs_strides = shapes_.tensors[size_t(sem.lhs_tensor)].strides();
   int64_t lhs_dk = 0, lhs_dv = 0;
   for (int d = 0; d < stmt_->lhs_rank; ++d) {
@@ -121,32 +139,45 @@ bool Emitter::emit_register_tile(const LoopNode& f, Env& env) {
   if (lanes > 1 && (lhs_dv != 1 || !vectorisable(rhs, sem.type, dv))) lanes = 1;
   if (lanes == 1 && !vectorisable(rhs, sem.type, std::vector<std::optional<int64_t>>(dv.size(), 0))) return false;
 
-  // Every point of the register tile, as offsets from the loops' first values (the
-  // vector loop stepping by `lanes`).
-  std::vector<std::vector<int64_t>> points = {{}};
+  // Every point of the register tile, as offsets from the loops' first values, and the
+  // lanes it covers along the vector loop.
+  struct Point {
+    std::vector<int64_t> at;
+    int lanes = 1;
+  };
+  std::vector<Point> points = {{}};
   for (size_t c = 0; c < chain.size(); ++c) {
     const LoopNode* l = chain[c];
-    int64_t step = l == vloop ? l->stride * lanes : l->stride;
-    std::vector<std::vector<int64_t>> next;
-    for (const auto& p : points)
-      for (int64_t v = 0; v < trips[c] * l->stride; v += step) {
+    std::vector<Point> next;
+    for (const Point& p : points)
+      for (int64_t v = 0; v < trips[c];) {
+        int64_t w = 1;
+        if (l == vloop)
+          while (w * 2 <= std::min<int64_t>(lanes, trips[c] - v)) w *= 2;
         next.push_back(p);
-        next.back().push_back(v);
+        next.back().at.push_back(v * l->stride);
+        if (l == vloop) next.back().lanes = int(w);
+        v += w;
       }
     points = std::move(next);
   }
   if (points.size() > 64) return false;  // more accumulators than registers: not a register tile
-  std::vector<llvm::Value*> first(chain.size());
-  auto at_point = [&](const std::vector<int64_t>& p) {
-    for (size_t i = 0; i < chain.size(); ++i)
-      env.iters[size_t(chain[i]->iter)] = B.CreateNSWAdd(first[i], B.getInt64(uint64_t(p[i])));
+  std::vector<llvm::Value*> first(chain.size()), last(chain.size());
+  auto at_point = [&](const Point& p) {
+    for (size_t i = 0; i < chain.size(); ++i) {
+      llvm::Value* v = B.CreateNSWAdd(first[i], B.getInt64(uint64_t(p.at[i])));
+      if (clamped[i]) v = B.CreateBinaryIntrinsic(llvm::Intrinsic::smin, v, last[i]);
+      env.iters[size_t(chain[i]->iter)] = v;
+    }
     env.stmt_args.clear();
     for (const LExpr& a : call.args) env.stmt_args.push_back(as_int(lx(a, env)));
     std::vector<llvm::Value*> lhs(env.stmt_args.begin(), env.stmt_args.begin() + stmt_->lhs_rank);
     return offset(sem.lhs_tensor, lhs);
   };
   llvm::Type* st = reg_type(sem.type);
-  llvm::Type* acc_type = lanes > 1 ? llvm::FixedVectorType::get(st, unsigned(lanes)) : st;
+  auto acc_type = [&](const Point& p) -> llvm::Type* {
+    return p.lanes > 1 ? llvm::FixedVectorType::get(st, unsigned(p.lanes)) : st;
+  };
   llvm::Align align(scalar_type_bytes(sem.type));
 
   locate(f, env);
@@ -155,12 +186,13 @@ bool Emitter::emit_register_tile(const LoopNode& f, Env& env) {
   env.iters[size_t(f.iter)] = lo;  // the accumulators' addresses do not depend on it
   for (size_t i = 0; i < chain.size(); ++i) {  // the register loops' first values, outside f
     first[i] = as_int(lx(chain[i]->init, env));
+    if (clamped[i]) last[i] = as_int(lx(chain[i]->upper, env));
     env.iters[size_t(chain[i]->iter)] = first[i];
   }
   locate(call, env);
   std::vector<llvm::Value*> init;
   for (const auto& p : points)
-    init.push_back(B.CreateAlignedLoad(acc_type, element_ptr(sem.lhs_tensor, at_point(p), env), align, "acc"));
+    init.push_back(B.CreateAlignedLoad(acc_type(p), element_ptr(sem.lhs_tensor, at_point(p), env), align, "acc"));
 
   std::string name = loop_name(f);
   llvm::BasicBlock* pre = B.GetInsertBlock();
@@ -173,7 +205,7 @@ bool Emitter::emit_register_tile(const LoopNode& f, Env& env) {
   iv->addIncoming(lo, pre);
   std::vector<llvm::PHINode*> acc;
   for (llvm::Value* v : init) {
-    acc.push_back(B.CreatePHI(acc_type, 2, "acc"));
+    acc.push_back(B.CreatePHI(v->getType(), 2, "acc"));
     acc.back()->addIncoming(v, pre);
   }
   env.iters[size_t(f.iter)] = iv;
@@ -185,7 +217,7 @@ bool Emitter::emit_register_tile(const LoopNode& f, Env& env) {
     fmf.setAllowReassoc();
     for (size_t i = 0; i < points.size(); ++i) {
       at_point(points[i]);
-      llvm::Value* v = vexpr(rhs, env, lanes, dv);
+      llvm::Value* v = vexpr(rhs, env, points[i].lanes, dv);
       llvm::IRBuilderBase::FastMathFlagGuard guard(B);
       B.setFastMathFlags(fmf);
       updated.push_back(B.CreateFAdd(acc[i], v, "acc"));
@@ -206,7 +238,7 @@ bool Emitter::emit_register_tile(const LoopNode& f, Env& env) {
   locate(call, env);
   std::vector<llvm::Value*> final_values;
   for (size_t i = 0; i < points.size(); ++i) {
-    llvm::PHINode* phi = B.CreatePHI(acc_type, 2, "acc");
+    llvm::PHINode* phi = B.CreatePHI(init[i]->getType(), 2, "acc");
     phi->addIncoming(init[i], pre);
     phi->addIncoming(updated[i], latch);
     final_values.push_back(phi);

@@ -85,4 +85,12 @@ std::optional<int64_t> iter_coefficient(const LExpr& e, int iter) {
   }
 }
 
+std::optional<TileBound> split_tile_bound(const LExpr& init, const LExpr& upper) {
+  if (upper.op != LExpr::Op::Min) return std::nullopt;
+  for (int i = 0; i < 2; ++i)
+    if (auto span = constant_span(init, upper.args[size_t(i)]))
+      return TileBound{upper.args[size_t(i)], upper.args[size_t(1 - i)], *span};
+  return std::nullopt;
+}
+
 }  // namespace tcs

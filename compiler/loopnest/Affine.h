@@ -15,4 +15,12 @@ std::optional<int64_t> constant_span(const LExpr& init, const LExpr& upper);
 // Non-affine parts are fine as long as they do not mention iter; nullopt otherwise.
 std::optional<int64_t> iter_coefficient(const LExpr& e, int iter);
 
+// A partial tile's loop runs from init to min(a, b), one side a constant distance from
+// init (the full tile's bound) and the other the domain's edge: those two, when so.
+struct TileBound {
+  LExpr full, edge;
+  int64_t span = 0;  // full - init
+};
+std::optional<TileBound> split_tile_bound(const LExpr& init, const LExpr& upper);
+
 }  // namespace tcs

@@ -17,19 +17,6 @@ std::vector<LoopNode*> register_chain(LoopNode& n) {
   return chain;
 }
 
-// For a loop from `init` to min(a, b) where one side is a constant distance from init:
-// that side (the full tile's bound) and the other one.
-bool split_min(const LExpr& init, const LExpr& upper, LExpr& full, LExpr& other) {
-  if (upper.op != LExpr::Op::Min) return false;
-  for (int i = 0; i < 2; ++i)
-    if (constant_span(init, upper.args[size_t(i)])) {
-      full = upper.args[size_t(i)];
-      other = upper.args[size_t(1 - i)];
-      return true;
-    }
-  return false;
-}
-
 void visit(std::vector<LoopNode>& nodes) {
   for (LoopNode& n : nodes) {
     visit(n.children);
@@ -41,12 +28,12 @@ void visit(std::vector<LoopNode>& nodes) {
     LExpr cond;
     bool any = false;
     for (size_t i = 0; i < chain.size(); ++i) {
-      LExpr full_bound, other;
-      if (!split_min(chain[i]->init, chain[i]->upper, full_bound, other)) continue;
-      LExpr c = LExpr::make(LExpr::Op::Ge, {other, full_bound});
+      auto bound = split_tile_bound(chain[i]->init, chain[i]->upper);
+      if (!bound) continue;
+      LExpr c = LExpr::make(LExpr::Op::Ge, {bound->edge, bound->full});
       cond = any ? LExpr::make(LExpr::Op::And, {cond, c}) : c;
       any = true;
-      full_chain[i]->upper = full_bound;
+      full_chain[i]->upper = bound->full;
     }
     if (!any) continue;
     LoopNode guard;

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "lang/Sema.h"
+#include "support/HostCpu.h"
 #include "support/Json.h"
 
 namespace tcs {
@@ -296,34 +297,58 @@ std::vector<std::string> mapping_preset_names() { return {"naive", "default", "c
 
 namespace {
 
-// The one reduction statement of a plain matrix product: two left-hand indices and one
-// summed index (matmul, its transposed forms, batched ones folded by sema).
-bool gemm_shaped(const SemaDef& def) {
+// The statement a contraction preset shapes the schedule around: a sum of products whose
+// left-hand side has at least two indices (matmul and its transposed and batched forms,
+// convolutions). Its last two left-hand indices become the register tile's rows and
+// vector columns; indices before them are batch loops; the summed ones run around the
+// register tile.
+const SemaStmt* contraction_stmt(const SemaDef& def) {
   for (const SemaStmt& s : def.stmts)
-    if (s.ast->reduce != ast::ReduceOp::None && s.lhs_rank == 2 && s.indices.size() == 3) return true;
-  return false;
+    if (s.ast->reduce == ast::ReduceOp::Sum && s.lhs_rank >= 2 && int(s.indices.size()) > s.lhs_rank) return &s;
+  return nullptr;
+}
+
+MappingOptions contraction_preset(const SemaStmt& s) {
+  // Register tiles sized for the host's vector registers: 8 rows of two 16-wide vectors
+  // with AVX-512 (16 of its 32 registers), 6 rows of two 8-wide vectors with AVX2 (12 of
+  // 16). Cache tiles are multiples of them, so no register tile straddles two.
+  bool wide = host_vector_bytes() >= 64;
+  int64_t rows = wide ? 8 : 6, cols = wide ? 32 : 16, cache_cols = wide ? 512 : 256, cache_k = wide ? 256 : 128;
+  int L = s.lhs_rank, n = int(s.indices.size());
+  MappingOptions o;
+  o.outer_fusion = FusionStrategy::Min;  // the initialisation in a nest of its own
+  for (int i = 0; i < n; ++i) {
+    bool batch = i < L - 2, reduced = i >= L;
+    o.tile.push_back(batch ? 1 : i == L - 2 ? 96 : i == L - 1 ? cache_cols : i == n - 1 ? cache_k : 1);
+    if (!reduced) o.register_tile.push_back(batch ? 1 : i == L - 2 ? rows : cols);
+  }
+  // Point loops: batch, then the summed ones, then the register tile's rows and columns.
+  for (int i = 0; i < L - 2; ++i) o.cpu.point_loop_order.push_back(i);
+  for (int i = L; i < n; ++i) o.cpu.point_loop_order.push_back(i);
+  o.cpu.point_loop_order.push_back(L - 2);
+  o.cpu.point_loop_order.push_back(L - 1);
+  o.cpu.vector_width = int(host_vector_bytes() / 4);
+  o.cpu.register_accumulate = true;
+  return o;
 }
 
 }  // namespace
 
 Expected<MappingOptions> mapping_preset(std::string_view name, const SemaDef& def) {
   MappingOptions o;
+  o.cpu.vector_width = std::max(4, host_vector_bytes() / 4);  // float lanes of the widest register
   if (name == "naive") {
     o.outer_fusion = FusionStrategy::Min;
     o.cpu.parallel = false;
     o.cpu.vectorize = false;
     return o;
   }
-  if (name == "contraction" || (name == "default" && classify_kernel(def) == KernelClass::Contraction && gemm_shaped(def))) {
-    // Cache tiles of 96 x 256 x 128 (m, n, k for a matmul) with a 6 x 16 register tile,
-    // the reduction loop outside it: twelve 8-wide accumulators, the AVX2 sweet spot.
-    o.outer_fusion = FusionStrategy::Min;  // the initialisation in a nest of its own
-    o.tile = {96, 256, 128};  // multiples of the register tile, so no register tile straddles two
-    o.register_tile = {6, 16};
-    o.cpu.point_loop_order = {2, 0, 1};
-    o.cpu.register_accumulate = true;
-    return o;
-  }
+  const SemaStmt* contraction = contraction_stmt(def);
+  if (name == "contraction" && !contraction)
+    return Error{"preset 'contraction' needs a sum of products with at least two left-hand indices and a summed "
+                 "one; '" + def.name + "' has none"};
+  if (name == "contraction" || (name == "default" && classify_kernel(def) == KernelClass::Contraction && contraction))
+    return contraction_preset(*contraction);
   if (name == "default" || name == "reduction" || name == "elementwise") {
     // Other kernels: statements apart, the outer parallel loop on threads, the inner
     // parallel loop vectorised; no tiling until the tuner finds better.

@@ -4,7 +4,10 @@
 // maps are kept in isl's text syntax so tests can compare them with isl equality.
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include "support/Expected.h"
 
 namespace tcs {
 
@@ -57,5 +60,10 @@ struct PassSnapshot {
   ScheduleNode tree;
   std::string isl_schedule;  // the whole schedule in isl's YAML-like text (for isl equality)
 };
+
+// Whether two schedules (isl_schedule text, as in PassSnapshot::isl_schedule) run the
+// same statement instances in the same order: their schedule maps are equal in isl. Two
+// trees of different shape can be equivalent. An error names the text isl cannot read.
+Expected<bool> schedules_equivalent(std::string_view a, std::string_view b);
 
 }  // namespace tcs

@@ -79,3 +79,31 @@ ScheduleNode take(const PolyJob& job, const isl::schedule_node& n, const std::ve
 ScheduleNode snapshot_schedule(const PolyJob& job) { return take(job, job.schedule.root(), {}); }
 
 }  // namespace tcs::poly
+
+namespace tcs {
+
+Expected<bool> schedules_equivalent(std::string_view a, std::string_view b) {
+  poly::IslContext isl;
+  auto schedule_map = [&](std::string_view text) -> isl_union_map* {
+    isl_schedule* s = isl_schedule_read_from_str(isl.ctx, std::string(text).c_str());
+    if (!s) return nullptr;
+    isl_union_map* m = isl_schedule_get_map(s);
+    isl_schedule_free(s);
+    return m;
+  };
+  isl_union_map* ma = schedule_map(a);
+  if (!ma) return Error{"the first schedule is not isl schedule text"};
+  isl_union_map* mb = schedule_map(b);
+  if (!mb) {
+    isl_union_map_free(ma);
+    return Error{"the second schedule is not isl schedule text"};
+  }
+  isl_bool eq = isl_union_map_is_equal(ma, mb);
+  isl_union_map_free(ma);
+  isl_union_map_free(mb);
+  if (eq == isl_bool_error) return Error{"isl could not compare the schedules"};
+  return eq == isl_bool_true;
+}
+
+}  // namespace tcs
+
