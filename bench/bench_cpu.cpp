@@ -43,13 +43,13 @@ struct Kernel {
 
 std::vector<Kernel> kernels() {
   Kernel sgemm{"sgemm 1024^3", "matmul.tc", {1, 1024, 1024, 1024}, "A", "B", "C", {}};
-  for (const char* reg : {"[6, 16]", "[6, 32]", "[12, 32]", "[8, 32]"})
+  for (const char* reg : {"[6, 16]", "[8, 32]", "[12, 32]", "[6, 32]"})
     for (const char* tile : {"[96, 256, 128]", "[96, 512, 256]", "[48, 1024, 256]"})
-      for (int width : {8, 16}) {
-        if (width == 8 && std::string(reg) != "[6, 16]") continue;
+      for (const char* pack : {"[]", R"([{"tensor": "B", "depth": 3}])"}) {
+        int width = std::string(reg) == "[6, 16]" ? 8 : 16;
         sgemm.grid.push_back(std::string(R"({"outerScheduleFusionStrategy": "Min", "tile": )") + tile +
                              R"(, "registerTile": )" + reg + R"(, "cpu": {"vectorWidth": )" + std::to_string(width) +
-                             R"(, "pointLoopOrder": [2, 0, 1], "registerAccumulate": true}})");
+                             R"(, "pointLoopOrder": [2, 0, 1], "registerAccumulate": true, "pack": )" + pack + "}}");
       }
   Kernel bmm{"bmm 500x26x72x26", "batched_matmul.tc", {500, 26, 26, 72}, "X", "Y", "Z", {}};
   for (const char* reg : {"[1, 2, 32]", "[1, 4, 32]", "[1, 6, 32]", "[1, 8, 32]", "[1, 6, 16]"})

@@ -30,6 +30,7 @@ class CWriter {
   CWriter(const SemaDef& def, const DefShapes& shapes, const LoopNest& nest, std::map<const LoopNode*, int>* lines)
       : def_(def), shapes_(shapes), nest_(nest), node_lines_(lines) {
     for (const std::string& p : nest.params) param_values_.push_back(shapes.sizes.at(p));
+    pack_of_.assign(def.tensors.size(), -1);
   }
 
   GeneratedText run() {
@@ -96,14 +97,74 @@ class CWriter {
         line(pad + "}");
         return;
       case LoopNode::Kind::Call: call(n, pad); return;
+      case LoopNode::Kind::Pack: pack(n, depth); return;
     }
+  }
+
+  // A block with the local copy of the box, then the loops that read it.
+  void pack(const LoopNode& n, int depth) {
+    std::string pad(size_t(depth) * 2, ' '), in = pad + "  ";
+    const PackSite& p = nest_.packs[size_t(n.pack)];
+    const TensorShape& sh = shapes_.tensors[size_t(p.tensor)];
+    std::string buf = p.name + "_pack" + std::to_string(n.pack), dims, src, dst;
+    std::vector<int64_t> strides = pack_strides(p);
+    for (size_t d = 0; d < p.size.size(); ++d) dims += (d ? " x " : "") + std::to_string(p.size[d]);
+    remember(n);
+    line(pad + "{  // pack a " + (dims.empty() ? std::string("scalar") : dims) + " tile of " + p.name);
+    line(in + c_type_name(def_.tensors[size_t(p.tensor)].type) + " " + buf + "[" + std::to_string(p.numel()) + "];");
+    std::vector<std::string> origin;
+    for (size_t d = 0; d < p.size.size(); ++d) {
+      origin.push_back(paren(lx(p.offset[d])));
+      std::string j = "p" + std::to_string(d), o = origin.back();
+      line(in + std::string(d * 2, ' ') + "for (int64_t " + j + " = tcs_max(0, " + std::to_string(sh.min[d]) + " - " + o + "); " +
+           j + " < tcs_min(" + std::to_string(p.size[d]) + ", " + std::to_string(sh.min[d] + sh.extent[d]) + " - " + o + "); " +
+           j + "++)");
+      dst += (d ? " + " : "") + j + (strides[d] == 1 ? "" : " * " + std::to_string(strides[d]));
+    }
+    src = offset(p.tensor, [&](size_t d) { return origin[d] + " + p" + std::to_string(d); });
+    line(in + std::string(p.size.size() * 2, ' ') + buf + "[" + (dst.empty() ? "0" : dst) + "] = " + p.name + "[" + src + "];");
+    int saved = pack_of_[size_t(p.tensor)];
+    pack_of_[size_t(p.tensor)] = n.pack;
+    for (const LoopNode& c : n.children) node(c, depth + 1);
+    pack_of_[size_t(p.tensor)] = saved;
+    line(pad + "}");
+  }
+
+  static std::vector<int64_t> pack_strides(const PackSite& p) {
+    std::vector<int64_t> strides(p.size.size(), 1);
+    for (size_t d = p.size.size(); d-- > 1;) strides[d - 1] = strides[d] * p.size[d];
+    return strides;
+  }
+
+  // A read of tensor t: the tensor itself, or the buffer of the innermost pack of it.
+  template <class Sub>
+  std::string read_ref(int t, const std::string& name, Sub sub) {
+    int site = pack_of_[size_t(t)];
+    if (site < 0) return name + "[" + offset(t, sub) + "]";
+    const PackSite& p = nest_.packs[size_t(site)];
+    std::vector<int64_t> strides = pack_strides(p);
+    std::string s;
+    for (size_t d = 0; d < p.size.size(); ++d) {
+      std::string c = paren(sub(d) + " - " + paren(lx(p.offset[d])));
+      s += (s.empty() ? "" : " + ") + (strides[d] == 1 ? c : c + " * " + std::to_string(strides[d]));
+    }
+    return name + "_pack" + std::to_string(site) + "[" + (s.empty() ? "0" : s) + "]";
   }
 
   void remember(const LoopNode& n) {
     if (node_lines_) (*node_lines_)[&n] = int(out_.lines.size()) + 1;
   }
 
-  static std::string paren(const std::string& s) { return s.front() == '(' && s.back() == ')' ? s : "(" + s + ")"; }
+  // s in parentheses, unless one pair already encloses all of it ("(a) + (b)" is not).
+  static std::string paren(const std::string& s) {
+    if (s.empty() || s.front() != '(' || s.back() != ')') return "(" + s + ")";
+    int depth = 0;
+    for (size_t i = 0; i + 1 < s.size(); ++i) {
+      depth += s[i] == '(' ? 1 : s[i] == ')' ? -1 : 0;
+      if (depth == 0) return "(" + s + ")";
+    }
+    return s;
+  }
 
   void call(const LoopNode& n, const std::string& pad) {
     const PolyStmt& ps = nest_.stmts[size_t(n.stmt)];
@@ -180,7 +241,7 @@ class CWriter {
       case ExprKind::Name:
         if (e.ref == NameRef::Index) return idx_[size_t(e.ref_id)];
         if (e.ref == NameRef::SizeParam) return std::to_string(shapes_.sizes.at(def_.size_params[size_t(e.ref_id)]));
-        return e.name + "[0]";
+        return read_ref(e.ref_id, e.name, [](size_t) { return std::string("0"); });
       case ExprKind::Access: {
         if (e.ref == NameRef::Builtin) {
           const Builtin& b = builtins()[size_t(e.ref_id)];
@@ -190,7 +251,7 @@ class CWriter {
             args += (i ? ", " : "") + expr(*e.args[i], libm ? ScalarType::Float32 : ScalarType::Float64);
           return libm ? std::string(b.name) + "f(" + args + ")" : "(float)tcs_builtin_" + std::string(b.name) + "(" + args + ")";
         }
-        return e.name + "[" + offset(e.ref_id, [&](size_t d) { return "(int64_t)" + paren(raw(*e.args[d])); }) + "]";
+        return read_ref(e.ref_id, e.name, [&](size_t d) { return "(int64_t)" + paren(raw(*e.args[d])); });
       }
       case ExprKind::Unary:
         return e.op == TokenKind::Bang ? "!" + paren(raw(*e.args[0])) : "-" + paren(expr(*e.args[0], e.type));
@@ -236,6 +297,7 @@ class CWriter {
   const LoopNest& nest_;
   GeneratedText out_;
   std::map<const LoopNode*, int>* node_lines_;
+  std::vector<int> pack_of_;  // per tensor: the pack site its reads use, or -1
   std::vector<int64_t> param_values_;
   std::vector<std::string> idx_;
 };

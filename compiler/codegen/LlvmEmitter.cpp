@@ -34,6 +34,7 @@ std::unique_ptr<llvm::Module> Emitter::run() {
   ptr_ = llvm::PointerType::get(C, 0);
   i64_ = B.getInt64Ty();
   i32_ = B.getInt32Ty();
+  pack_of_.assign(def_.tensors.size(), -1);
   auto* pf_type = llvm::FunctionType::get(B.getVoidTy(), {ptr_, ptr_, ptr_, i64_}, false);
   parallel_for_ = llvm::Function::Create(pf_type, llvm::Function::ExternalLinkage, "tcs_rt_parallel_for", *module_);
 
@@ -53,6 +54,7 @@ std::unique_ptr<llvm::Module> Emitter::run() {
   std::vector<llvm::Value*> args;
   for (size_t t = 0; t < def_.tensors.size(); ++t)
     args.push_back(B.CreateLoad(ptr_, B.CreateConstGEP1_64(ptr_, entry->getArg(0), t), def_.tensors[t].name));
+  for (size_t p = 0; p < nest_.packs.size(); ++p) args.push_back(llvm::ConstantPointerNull::get(ptr_));
   args.push_back(err);
   args.push_back(entry->getArg(1));
   B.CreateCall(body.fn, args);
@@ -62,23 +64,24 @@ std::unique_ptr<llvm::Module> Emitter::run() {
 }
 
 Emitter::Env Emitter::make_impl(const std::string& name, const std::vector<std::string>& extra) {
-  std::vector<llvm::Type*> params(def_.tensors.size() + 2, ptr_);
+  size_t ns = slots();
+  std::vector<llvm::Type*> params(ns + 2, ptr_);
   for (size_t i = 0; i < extra.size(); ++i) params.push_back(i64_);
   auto* type = llvm::FunctionType::get(B.getVoidTy(), params, false);
   Env env;
   env.fn = llvm::Function::Create(type, llvm::Function::InternalLinkage, name, *module_);
   env.fn->addFnAttr(llvm::Attribute::NoUnwind);
   env.fn->addFnAttr(llvm::Attribute::NoInline);
-  for (size_t t = 0; t < def_.tensors.size(); ++t) {
+  for (size_t t = 0; t < ns; ++t) {
     env.fn->addParamAttr(unsigned(t), llvm::Attribute::NoAlias);
-    env.fn->getArg(unsigned(t))->setName(def_.tensors[t].name);
+    env.fn->getArg(unsigned(t))->setName(slot_name(int(t)));
     env.tensors.push_back(env.fn->getArg(unsigned(t)));
   }
-  env.err = env.fn->getArg(unsigned(def_.tensors.size()));
+  env.err = env.fn->getArg(unsigned(ns));
   env.err->setName("err");
-  env.pool = env.fn->getArg(unsigned(def_.tensors.size() + 1));
+  env.pool = env.fn->getArg(unsigned(ns + 1));
   env.pool->setName("pool");
-  for (size_t i = 0; i < extra.size(); ++i) env.fn->getArg(unsigned(def_.tensors.size() + 2 + i))->setName(extra[i]);
+  for (size_t i = 0; i < extra.size(); ++i) env.fn->getArg(unsigned(ns + 2 + i))->setName(extra[i]);
   env.iters.assign(nest_.iter_names.size(), nullptr);
   auto* sub_type = dib_.createSubroutineType(dib_.getOrCreateTypeArray({}));
   env.sp = dib_.createFunction(file_, name, name, file_, 1, sub_type, 1, llvm::DINode::FlagZero,
@@ -108,6 +111,7 @@ void Emitter::emit(const LoopNode& n, Env& env) {
       else if (!n.annot.accumulate_in_registers || !emit_register_tile(n, env)) emit_for(n, env);
       return;
     case LoopNode::Kind::If: emit_if(n, env); return;
+    case LoopNode::Kind::Pack: emit_pack(n, env); return;
     case LoopNode::Kind::Call: emit_call(n, env); return;
   }
 }
@@ -205,7 +209,7 @@ void Emitter::emit_parallel_for(const LoopNode& n, Env& env) {
       B.CreateICmpSLE(lo, hi),
       B.CreateAdd(B.CreateSDiv(B.CreateSub(hi, lo), B.getInt64(uint64_t(n.stride))), B.getInt64(1)), B.getInt64(0));
 
-  size_t nt = def_.tensors.size(), ni = nest_.iter_names.size();
+  size_t nt = slots(), ni = nest_.iter_names.size();
   std::vector<llvm::Type*> fields(nt + 2, ptr_);
   for (size_t i = 0; i < ni + 1; ++i) fields.push_back(i64_);
   auto* ctx_type = llvm::StructType::get(C, fields);
@@ -295,19 +299,109 @@ llvm::Type* Emitter::reg_type(ScalarType t) {
   return nullptr;
 }
 
-llvm::Value* Emitter::element_ptr(int t, llvm::Value* offset, Env& env) {
-  return B.CreateInBoundsGEP(mem_type(def_.tensors[size_t(t)].type), env.tensors[size_t(t)], offset);
+llvm::Value* Emitter::element_ptr(int slot, llvm::Value* offset, Env& env) {
+  return B.CreateInBoundsGEP(mem_type(def_.tensors[size_t(slot_tensor(slot))].type), env.tensors[size_t(slot)], offset);
 }
 
-llvm::Value* Emitter::load(int t, llvm::Value* offset, Env& env) {
-  ScalarType ty = def_.tensors[size_t(t)].type;
-  llvm::Value* v = B.CreateLoad(mem_type(ty), element_ptr(t, offset, env), def_.tensors[size_t(t)].name);
+llvm::Value* Emitter::load(int slot, llvm::Value* offset, Env& env) {
+  ScalarType ty = def_.tensors[size_t(slot_tensor(slot))].type;
+  llvm::Value* v = B.CreateLoad(mem_type(ty), element_ptr(slot, offset, env), slot_name(slot));
   return ty == ScalarType::Bool ? B.CreateICmpNE(v, B.getInt8(0)) : v;
 }
 
 void Emitter::store(int t, llvm::Value* offset, llvm::Value* v, Env& env) {
   if (def_.tensors[size_t(t)].type == ScalarType::Bool) v = B.CreateZExt(v, B.getInt8Ty());
   B.CreateStore(v, element_ptr(t, offset, env));
+}
+
+std::string Emitter::slot_name(int slot) const {
+  int t = slot_tensor(slot);
+  if (size_t(slot) < def_.tensors.size()) return def_.tensors[size_t(t)].name;
+  return def_.tensors[size_t(t)].name + "_pack" + std::to_string(size_t(slot) - def_.tensors.size());
+}
+
+int Emitter::slot_tensor(int slot) const {
+  if (size_t(slot) < def_.tensors.size()) return slot;
+  return nest_.packs[size_t(slot) - def_.tensors.size()].tensor;
+}
+
+int Emitter::read_slot(int t) const {
+  int site = pack_of_.empty() ? -1 : pack_of_[size_t(t)];
+  return site < 0 ? t : int(def_.tensors.size()) + site;
+}
+
+std::vector<int64_t> Emitter::read_strides(int t) const {
+  int site = pack_of_.empty() ? -1 : pack_of_[size_t(t)];
+  if (site < 0) return shapes_.tensors[size_t(t)].strides();
+  const std::vector<int64_t>& size = nest_.packs[size_t(site)].size;
+  std::vector<int64_t> strides(size.size(), 1);
+  for (size_t d = size.size(); d-- > 1;) strides[d - 1] = strides[d] * size[d];
+  return strides;
+}
+
+llvm::Value* Emitter::read_offset_of(int t, const std::vector<llvm::Value*>& coords, Env& env) {
+  int site = pack_of_.empty() ? -1 : pack_of_[size_t(t)];
+  if (site < 0) return offset(t, coords);
+  const PackSite& p = nest_.packs[size_t(site)];
+  std::vector<int64_t> strides = read_strides(t);
+  llvm::Value* off = B.getInt64(0);
+  for (size_t d = 0; d < coords.size(); ++d) {
+    llvm::Value* c = B.CreateNSWSub(coords[d], as_int(lx(p.offset[d], env)));
+    off = B.CreateNSWAdd(off, B.CreateNSWMul(c, B.getInt64(uint64_t(strides[d]))));
+  }
+  return off;
+}
+
+void Emitter::emit_pack(const LoopNode& n, Env& env) {
+  const PackSite& p = nest_.packs[size_t(n.pack)];
+  const TensorShape& sh = shapes_.tensors[size_t(p.tensor)];
+  std::vector<int64_t> tstrides = sh.strides(), pstrides;
+  int slot = int(def_.tensors.size()) + n.pack;
+  llvm::Type* elem = mem_type(def_.tensors[size_t(p.tensor)].type);
+  {  // the buffer: on the stack of the function running the loops (each thread its own)
+    llvm::IRBuilder<> entry(&env.fn->getEntryBlock(), env.fn->getEntryBlock().begin());
+    llvm::AllocaInst* buf = entry.CreateAlloca(llvm::ArrayType::get(elem, uint64_t(p.numel())), nullptr, slot_name(slot));
+    buf->setAlignment(llvm::Align(64));
+    env.tensors[size_t(slot)] = buf;
+  }
+  int saved = pack_of_[size_t(p.tensor)];
+  pack_of_[size_t(p.tensor)] = n.pack;
+  pstrides = read_strides(p.tensor);
+  locate(n, env);
+  std::vector<llvm::Value*> origin;
+  for (const LExpr& o : p.offset) origin.push_back(as_int(lx(o, env)));
+  // Copy the part of the box inside the tensor: j_d from max(0, min_d - origin_d) to
+  // min(size_d, min_d + extent_d - origin_d) - 1, innermost dimension contiguous.
+  std::vector<llvm::Value*> j(p.size.size());
+  std::function<void(size_t)> copy = [&](size_t d) {
+    if (d == p.size.size()) {
+      llvm::Value* src = B.getInt64(0);
+      llvm::Value* dst = B.getInt64(0);
+      for (size_t k = 0; k < d; ++k) {
+        llvm::Value* c = B.CreateNSWSub(B.CreateNSWAdd(origin[k], j[k]), B.getInt64(uint64_t(sh.min[k])));
+        src = B.CreateNSWAdd(src, B.CreateNSWMul(c, B.getInt64(uint64_t(tstrides[k]))));
+        dst = B.CreateNSWAdd(dst, B.CreateNSWMul(j[k], B.getInt64(uint64_t(pstrides[k]))));
+      }
+      llvm::Value* v = B.CreateLoad(elem, B.CreateInBoundsGEP(elem, env.tensors[size_t(p.tensor)], src));
+      B.CreateStore(v, B.CreateInBoundsGEP(elem, env.tensors[size_t(slot)], dst));
+      return;
+    }
+    llvm::Value* lo = B.CreateBinaryIntrinsic(llvm::Intrinsic::smax, B.getInt64(0),
+                                              B.CreateNSWSub(B.getInt64(uint64_t(sh.min[d])), origin[d]));
+    llvm::Value* end = B.CreateNSWSub(B.getInt64(uint64_t(sh.min[d] + sh.extent[d])), origin[d]);
+    llvm::Value* hi = B.CreateNSWSub(B.CreateBinaryIntrinsic(llvm::Intrinsic::smin, B.getInt64(uint64_t(p.size[d])), end),
+                                     B.getInt64(1));
+    LoopNode loop;
+    loop.kind = LoopNode::Kind::For;
+    loop.loop_id = -1;
+    emit_loop(loop, env, lo, hi, [&](llvm::Value* v) {
+      j[d] = v;
+      copy(d + 1);
+    });
+  };
+  copy(0);
+  emit_children(n.children, env);
+  pack_of_[size_t(p.tensor)] = saved;
 }
 
 llvm::Value* Emitter::offset(int t, const std::vector<llvm::Value*>& coords) {

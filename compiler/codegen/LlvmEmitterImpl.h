@@ -90,8 +90,19 @@ class Emitter {
   llvm::Type* reg_type(ScalarType t);
   llvm::Type* mem_type(ScalarType t) { return t == ScalarType::Bool ? B.getInt8Ty() : reg_type(t); }
 
-  llvm::Value* element_ptr(int t, llvm::Value* offset, Env& env);
-  llvm::Value* load(int t, llvm::Value* offset, Env& env);
+  // Slots: the def's tensors, then one local buffer per pack site (LoopNest::packs).
+  // Every function takes them all, so outlined parallel loops see the buffers too.
+  size_t slots() const { return def_.tensors.size() + nest_.packs.size(); }
+  int slot_tensor(int slot) const;  // the tensor a slot holds (a copy of)
+  std::string slot_name(int slot) const;
+  // Where reads of tensor t go: its own slot, or the buffer of the innermost pack of it.
+  int read_slot(int t) const;
+  std::vector<int64_t> read_strides(int t) const;
+  llvm::Value* read_offset_of(int t, const std::vector<llvm::Value*>& coords, Env& env);
+  void emit_pack(const LoopNode& n, Env& env);
+
+  llvm::Value* element_ptr(int slot, llvm::Value* offset, Env& env);
+  llvm::Value* load(int slot, llvm::Value* offset, Env& env);
   void store(int t, llvm::Value* offset, llvm::Value* v, Env& env);
 
   // Row-major offset from per-dimension coordinates (i64).
@@ -113,7 +124,7 @@ class Emitter {
 
   llvm::Value* less(llvm::Value* a, llvm::Value* b, ScalarType t);
 
-  llvm::Value* read(const Expr& e, Env& env) { return load(e.ref_id, read_offset(e, env), env); }
+  llvm::Value* read(const Expr& e, Env& env) { return load(read_slot(e.ref_id), read_offset(e, env), env); }
 
   llvm::Value* read_offset(const Expr& e, Env& env);
 
@@ -136,6 +147,7 @@ class Emitter {
   llvm::IntegerType* i32_ = nullptr;
   llvm::Function* parallel_for_ = nullptr;
   const SemaStmt* stmt_ = nullptr;
+  std::vector<int> pack_of_;  // per tensor: the pack site its reads use, or -1
 };
 
 }  // namespace tcs::llvm_emit

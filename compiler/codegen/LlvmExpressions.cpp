@@ -116,7 +116,7 @@ llvm::Value* Emitter::expr(const Expr& e, Env& env) {
         return convert(B.CreateTrunc(env.stmt_args[size_t(e.ref_id)], i32_), ScalarType::Int32, e.type);
       if (e.ref == NameRef::SizeParam)
         return convert(B.getInt32(uint32_t(shapes_.sizes.at(def_.size_params[size_t(e.ref_id)]))), ScalarType::Int32, e.type);
-      return load(e.ref_id, B.getInt64(0), env);
+      return load(read_slot(e.ref_id), B.getInt64(0), env);
     case ExprKind::Access:
       if (e.ref == NameRef::Builtin) return call_builtin(e, env);
       return read(e, env);
@@ -196,7 +196,7 @@ llvm::Value* Emitter::read_offset(const Expr& e, Env& env) {
     set_error(kErrSubscriptOutOfRange, bad, env);
     coords.push_back(B.CreateSelect(bad, B.getInt64(uint64_t(lo)), c));
   }
-  return offset(t, coords);
+  return read_offset_of(t, coords, env);
 }
 
 llvm::Value* Emitter::call_builtin(const Expr& e, Env& env) {

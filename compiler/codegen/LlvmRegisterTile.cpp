@@ -12,7 +12,7 @@
 namespace tcs::llvm_emit {
 
 std::optional<int64_t> Emitter::read_stride(const Expr& e, const std::vector<std::optional<int64_t>>& darg) {
-  std::vector<int64_t> strides = shapes_.tensors[size_t(e.ref_id)].strides();
+  std::vector<int64_t> strides = read_strides(e.ref_id);
   int64_t total = 0;
   for (size_t d = 0; d < e.args.size(); ++d) {
     const AccessConstraint* ac = nullptr;
@@ -56,12 +56,13 @@ llvm::Value* Emitter::vexpr(const Expr& e, Env& env, int lanes, const std::vecto
   auto splat = [&](llvm::Value* v) { return lanes > 1 ? B.CreateVectorSplat(unsigned(lanes), v) : v; };
   switch (e.kind) {
     case ExprKind::FloatLiteral: return splat(llvm::ConstantFP::get(st, double(float(e.float_value))));
-    case ExprKind::Name: return splat(load(e.ref_id, B.getInt64(0), env));
+    case ExprKind::Name: return splat(load(read_slot(e.ref_id), B.getInt64(0), env));
     case ExprKind::Access: {
       llvm::Value* off = read_offset(e, env);
-      if (lanes == 1 || *read_stride(e, dv) == 0) return splat(load(e.ref_id, off, env));
+      int slot = read_slot(e.ref_id);
+      if (lanes == 1 || *read_stride(e, dv) == 0) return splat(load(slot, off, env));
       auto* vt = llvm::FixedVectorType::get(st, unsigned(lanes));
-      return B.CreateAlignedLoad(vt, element_ptr(e.ref_id, off, env), llvm::Align(scalar_type_bytes(e.type)), e.name);
+      return B.CreateAlignedLoad(vt, element_ptr(slot, off, env), llvm::Align(scalar_type_bytes(e.type)), e.name);
     }
     case ExprKind::Binary: {
       llvm::Value* a = vexpr(*e.args[0], env, lanes, dv);

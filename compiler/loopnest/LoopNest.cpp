@@ -64,6 +64,15 @@ void print(const LoopNode& n, const LoopNest& nest, int depth, std::string& out)
         for (const LoopNode& c : n.else_children) print(c, nest, depth + 1, out);
       }
       return;
+    case LoopNode::Kind::Pack: {
+      const PackSite& p = nest.packs[size_t(n.pack)];
+      out += pad + "pack " + p.name + "[";
+      for (size_t d = 0; d < p.size.size(); ++d)
+        out += (d ? ", " : "") + lexpr_to_string(p.offset[d], nest) + " +: " + std::to_string(p.size[d]);
+      out += "] as " + p.name + "_pack" + std::to_string(n.pack) + "\n";
+      for (const LoopNode& c : n.children) print(c, nest, depth + 1, out);
+      return;
+    }
     case LoopNode::Kind::Call: {
       out += pad + nest.stmts[size_t(n.stmt)].name + "(";
       for (size_t i = 0; i < n.args.size(); ++i) out += (i ? ", " : "") + lexpr_to_string(n.args[i], nest);

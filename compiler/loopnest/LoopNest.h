@@ -37,7 +37,7 @@ struct LoopAnnotation {
 };
 
 struct LoopNode {
-  enum class Kind { For, If, Block, Call };
+  enum class Kind { For, If, Block, Call, Pack };
   Kind kind = Kind::Block;
   // For: for (iter = init; iter <= upper; iter += stride)
   int iter = -1;
@@ -50,6 +50,9 @@ struct LoopNode {
   // Call: statement `stmt` at the index values `args` (one per statement index).
   int stmt = -1;
   std::vector<LExpr> args;
+  // Pack: copy the box LoopNest::packs[pack] of a tensor into a local buffer, then run
+  // `children`, whose reads of that tensor read the buffer.
+  int pack = -1;
 
   std::vector<LoopNode> children;  // For and If bodies, Block members
   std::vector<LoopNode> else_children;
@@ -63,8 +66,25 @@ struct PolyStmt {
   bool is_init = false;
 };
 
+// A tensor tile copied into a contiguous local buffer (cpu.pack): the box of `size`
+// elements starting at `offset` (one expression per dimension, over the iterators of the
+// enclosing loops), row-major in the buffer. Elements outside the tensor are not copied;
+// nothing reads them.
+struct PackSite {
+  int tensor = -1;  // SemaDef::tensors index
+  std::string name;  // the tensor's name
+  std::vector<LExpr> offset;
+  std::vector<int64_t> size;
+  int64_t numel() const {
+    int64_t n = 1;
+    for (int64_t s : size) n *= s;
+    return n;
+  }
+};
+
 struct LoopNest {
   LoopNode root;                        // a Block
+  std::vector<PackSite> packs;          // by LoopNode::pack
   std::vector<PolyStmt> stmts;
   std::vector<std::string> iter_names;  // c0, c1, ... by iterator number
   std::vector<std::string> params;      // size parameters that remain symbolic

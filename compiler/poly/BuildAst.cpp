@@ -75,6 +75,11 @@ class AstConverter {
         isl_id* id = isl_ast_node_mark_get_id(n.get());
         std::string name = isl_id_get_name(id);
         isl_id_free(id);
+        if (isl_id* note = isl_ast_node_get_annotation(n.get())) {  // a pack site (PackBoxes)
+          std::string site = isl_id_get_name(note);
+          isl_id_free(note);
+          return pack(site, isl::manage(isl_ast_node_mark_get_node(n.get())));
+        }
         std::vector<int> ids = band_mark_ids(name);
         return node(isl::manage(isl_ast_node_mark_get_node(n.get())), ids.size() == 1 ? ids[0] : -1);
       }
@@ -93,6 +98,9 @@ class AstConverter {
   }
 
  private:
+  // A pack site whose box the mark callback computed (see PackBoxes below).
+  LoopNode pack(const std::string& mark, const isl::ast_node& body);
+
   // Blocks nested in blocks are flattened.
   static void append(std::vector<LoopNode>& out, LoopNode n) {
     if (n.kind == LoopNode::Kind::Block) {
@@ -179,6 +187,53 @@ class AstConverter {
 
   PolyJob& job_;
   LoopNest& nest_;
+
+ public:
+  std::vector<std::pair<int, PackBox>> boxes;  // by site: request and box
+};
+
+LoopNode AstConverter::pack(const std::string& mark, const isl::ast_node& body) {
+  int site = std::stoi(mark.substr(5));
+  const auto& [request, box] = boxes.at(size_t(site));
+  LoopNode inner = node(body);
+  if (box.size.empty()) return inner;  // nothing below reads the tensor
+  const std::string& tensor = job_.options.cpu.pack[size_t(request)].tensor;
+  PackSite p;
+  p.tensor = job_.def.find_tensor(tensor);
+  p.name = tensor;
+  p.size = box.size;
+  for (const isl::ast_expr& e : box.offset) p.offset.push_back(expr(e));
+  LoopNode r;
+  r.kind = LoopNode::Kind::Pack;
+  r.pack = int(nest_.packs.size());
+  nest_.packs.push_back(std::move(p));
+  append(r.children, std::move(inner));
+  return r;
+}
+
+// isl calls this after generating each mark, with the build that knows the loops around
+// it: where a pack mark's box is computed. Each visit becomes its own site ("pack#<n>"),
+// since isl may generate a subtree more than once. Errors wait until isl returns.
+struct PackBoxes {
+  PolyJob& job;
+  AstConverter& converter;
+  std::optional<OptionError> error;
+
+  static isl_ast_node* after_mark(isl_ast_node* node, isl_ast_build* build, void* user) {
+    auto& self = *static_cast<PackBoxes*>(user);
+    isl_id* id = isl_ast_node_mark_get_id(node);
+    int request = pack_request_of(isl_id_get_name(id));
+    isl_id_free(id);
+    if (request < 0 || self.error) return node;
+    try {
+      self.converter.boxes.emplace_back(request, pack_box(self.job, request, build));
+    } catch (const OptionError& e) {
+      self.error = e;
+      return node;
+    }
+    std::string site = "pack#" + std::to_string(self.converter.boxes.size() - 1);
+    return isl_ast_node_set_annotation(node, isl_id_alloc(isl_ast_node_get_ctx(node), site.c_str(), nullptr));
+  }
 };
 
 }  // namespace
@@ -188,10 +243,14 @@ LoopNest build_loop_nest(PolyJob& job) {
   nest.stmts = job.stmts;
   nest.params = job.def.size_params;
   isl::schedule s = split_bands(job.schedule.root()).schedule();
+  AstConverter converter(job, nest);
+  PackBoxes packs{job, converter, std::nullopt};
   isl::ast_build build = isl::ast_build::from_context(job.context);
+  build = isl::manage(isl_ast_build_set_after_each_mark(build.release(), &PackBoxes::after_mark, &packs));
   isl::ast_node ast = build.node_from(s);
+  if (packs.error) throw *packs.error;
 
-  LoopNode root = AstConverter(job, nest).node(ast);
+  LoopNode root = converter.node(ast);
   if (root.kind != LoopNode::Kind::Block) {
     LoopNode block;
     block.children.push_back(std::move(root));

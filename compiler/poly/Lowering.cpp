@@ -11,7 +11,7 @@
 namespace tcs {
 
 std::vector<std::string> lowering_pass_names() {
-  return {"model", "dependences", "schedule", "tile", "cpu-marks", "ast"};
+  return {"model", "dependences", "schedule", "tile", "cpu-marks", "pack", "ast"};
 }
 
 namespace {
@@ -22,8 +22,6 @@ Status check_against_kernel(const SemaDef& def, const MappingOptions& o) {
     if (def.find_tensor(t) < 0)
       return Error{"cpu.pack[" + std::to_string(i) + "].tensor: '" + def.name + "' has no tensor named '" + t + "'"};
   }
-  if (!o.cpu.pack.empty())
-    return Error{"cpu.pack: packing tensor tiles is not implemented yet; remove the entry"};
   return success();
 }
 
@@ -59,6 +57,7 @@ Expected<LoweringResult> lower_to_loop_nest(const SemaDef& def, const DefShapes&
                 step("schedule", [&] { poly::compute_schedule(job); }) &&
                 step("tile", [&] { poly::tile_bands(job); }) &&
                 step("cpu-marks", [&] { poly::mark_cpu_loops(job); }) &&
+                step("pack", [&] { poly::pack_tensors(job); }) &&
                 step("ast", [&] {
                   result.nest = poly::build_loop_nest(job);
                   separate_full_register_tiles(result.nest);

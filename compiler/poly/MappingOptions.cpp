@@ -308,6 +308,22 @@ const SemaStmt* contraction_stmt(const SemaDef& def) {
   return nullptr;
 }
 
+// The read of the product `s` whose subscripts do not use index `idx`, if one does not.
+const ast::Expr* operand_without(const SemaStmt& s, int idx) {
+  const ast::Expr& r = *s.ast->rhs;
+  if (r.kind != ast::ExprKind::Binary || r.op != TokenKind::Star) return nullptr;
+  for (const auto& operand : r.args) {
+    if (operand->kind != ast::ExprKind::Access || operand->ref != ast::NameRef::Tensor) continue;
+    bool uses = false;
+    for (const AccessConstraint& c : s.constraints)
+      for (const auto& sub : operand->args)
+        if (c.subscript == sub.get())
+          for (int i : c.indices) uses = uses || i == idx;
+    if (!uses) return operand.get();
+  }
+  return nullptr;
+}
+
 MappingOptions contraction_preset(const SemaStmt& s) {
   // Register tiles sized for the host's vector registers: 8 rows of two 16-wide vectors
   // with AVX-512 (16 of its 32 registers), 6 rows of two 8-wide vectors with AVX2 (12 of
@@ -329,6 +345,11 @@ MappingOptions contraction_preset(const SemaStmt& s) {
   o.cpu.point_loop_order.push_back(L - 1);
   o.cpu.vector_width = int(host_vector_bytes() / 4);
   o.cpu.register_accumulate = true;
+  // A plain matrix product packs the operand the rows share (B of C = A * B): its cache
+  // tile is read once per row tile, and the copy turns its rows 4 KiB apart into a dense
+  // block. Batched products re-pack per batch entry for little reuse, so they do not.
+  if (L == 2)
+    if (const ast::Expr* shared = operand_without(s, L - 2)) o.cpu.pack.push_back({shared->name, int(o.tile.size())});
   return o;
 }
 

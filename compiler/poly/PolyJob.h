@@ -75,7 +75,18 @@ void compute_dependences(PolyJob& job);
 void compute_schedule(PolyJob& job);
 void tile_bands(PolyJob& job);
 void mark_cpu_loops(PolyJob& job);
+void pack_tensors(PolyJob& job);
 LoopNest build_loop_nest(PolyJob& job);
+
+// Packing, as the AST pass sees it: the request a "pack<k>" mark stands for (-1 for
+// other marks), and the box of the requested tensor that the loops below the mark read,
+// its offset as AST expressions over the loops above.
+struct PackBox {
+  std::vector<isl::ast_expr> offset;
+  std::vector<int64_t> size;  // empty: nothing below reads the tensor
+};
+int pack_request_of(const std::string& mark);
+PackBox pack_box(const PolyJob& job, int request, isl_ast_build* build);
 
 // Shared helpers for the passes.
 // Puts a mark naming fresh loop ids directly above `band`; returns the band below it.

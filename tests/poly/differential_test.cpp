@@ -24,7 +24,7 @@ std::vector<fs::path> examples() { return testing_support::example_files(); }
 
 // A random valid option set: every field drawn, then validated; the tuner's search space
 // will be built the same way.
-MappingOptions random_options(std::mt19937_64& rng) {
+MappingOptions random_options(std::mt19937_64& rng, const SemaDef& def) {
   auto pick = [&](int n) { return int(rng() % uint64_t(n)); };
   MappingOptions o;
   const FusionStrategy fusions[] = {FusionStrategy::Max, FusionStrategy::Preserve3Coincident, FusionStrategy::Min};
@@ -45,6 +45,10 @@ MappingOptions random_options(std::mt19937_64& rng) {
   o.cpu.parallel = pick(2);
   o.cpu.vectorize = pick(2);
   o.cpu.vector_width = 1 << pick(5);
+  if (pick(3) == 0) {  // pack an input; requests that do not fit the kernel are refused
+    const SemaTensor& t = def.tensors[size_t(pick(int(def.tensors.size())))];
+    if (t.role == TensorRole::Input) o.cpu.pack.push_back({t.name, pick(int(o.tile.size()) + 1)});
+  }
   return o;
 }
 
@@ -84,7 +88,7 @@ TEST_P(Differential, MatchesTheInterpreterUnderRandomOptions) {
       ASSERT_TRUE(want) << want.error();
       int tried = 0;
       for (int trial = 0; tried < 20 && trial < 200; ++trial) {
-        MappingOptions o = trial == 0 ? *mapping_preset("default", def) : random_options(rng);
+        MappingOptions o = trial == 0 ? *mapping_preset("default", def) : random_options(rng, def);
         if (!mapping_options_validate(o)) continue;
         CompileRequest req;
         req.def = &def;
@@ -93,6 +97,7 @@ TEST_P(Differential, MatchesTheInterpreterUnderRandomOptions) {
         req.emit_c = true;
         req.build_kernel = true;
         auto compiled = compile(req);
+        if (!compiled && !o.cpu.pack.empty() && compiled.error().rfind("options: cpu.pack", 0) == 0) continue;
         ASSERT_TRUE(compiled) << def.name << " " << sizes_describe(def, sizes) << ": " << compiled.error() << "\n"
                               << mapping_options_to_json(o);
         ++tried;

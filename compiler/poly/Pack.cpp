@@ -1,0 +1,150 @@
+// Pass 6: packing (cpu.pack), the CPU counterpart of shared-memory promotion. For each
+// request, every outermost band whose statements read the tensor gets a "pack" mark
+// `depth` loops into its tiled band (splitting the band there). The AST pass computes,
+// at each mark, the box of the tensor that the loops below read (isl's fixed-size box
+// hull of the footprint, its offset a function of the loops above) and the LoopNest
+// copies that box into a local buffer there; the reads below use the buffer.
+#include "poly/PolyJob.h"
+
+namespace tcs::poly {
+namespace {
+
+constexpr int64_t kMaxPackBytes = int64_t(2) << 20;
+
+isl::union_map accesses_of(const isl::union_map& all, const std::string& tensor) {
+  isl::union_map r = isl::union_map(all.ctx(), "{ }");
+  all.foreach_map([&](isl::map m) {
+    const char* name = isl_map_get_tuple_name(m.get(), isl_dim_out);
+    if (name && tensor == name) r = r.unite(isl::union_map(m));
+  });
+  return r;
+}
+
+isl::schedule_node insert_named_mark(isl::schedule_node node, const std::string& name) {
+  isl_id* id = isl_id_alloc(node.ctx().get(), name.c_str(), nullptr);
+  return isl::manage(isl_schedule_node_insert_mark(node.release(), id));
+}
+
+std::string ids_mark(const std::vector<int>& ids, size_t from, size_t to) {
+  std::string name = "L";
+  for (size_t i = from; i < to; ++i) name += (i > from ? "_" : "") + std::to_string(ids[i]);
+  return name;
+}
+
+class Packer {
+ public:
+  Packer(PolyJob& job, int request) : job_(job), request_(request), req_(job.options.cpu.pack[size_t(request)]) {
+    reads_ = accesses_of(job.reads, req_.tensor);
+  }
+
+  isl::schedule_node visit(isl::schedule_node node) {
+    if (node.isa<isl::schedule_node_mark>() && node.child(0).isa<isl::schedule_node_band>() &&
+        !band_mark_ids(mark_name(node)).empty())
+      return place(node);
+    for (unsigned i = 0, n = node.n_children(); i < n; ++i) node = visit(node.child(int(i))).parent();
+    return node;
+  }
+
+  int placed = 0;
+
+ private:
+  std::string field() const { return "cpu.pack[" + std::to_string(request_) + "]"; }
+
+  // `mark` sits above an outermost band; returns the node at the mark's position.
+  isl::schedule_node place(isl::schedule_node mark) {
+    if (reads_.intersect_domain(node_domain(mark)).is_empty()) return mark;
+    std::vector<int> ids = band_mark_ids(mark_name(mark));
+    std::string name = "pack" + std::to_string(request_);
+    ++placed;
+    if (req_.depth == 0) return insert_named_mark(mark, name);
+    if (job_.loops[ids[0]].role != "tile")
+      throw OptionError{field() + ".depth is " + std::to_string(req_.depth) + ", but the loops over " +
+                        statements(mark) + " are not tiled; use depth 0 or set tile"};
+    if (size_t(req_.depth) > ids.size())
+      throw OptionError{field() + ".depth is " + std::to_string(req_.depth) + ", but the tiled band over " +
+                        statements(mark) + " has " + std::to_string(ids.size()) + " tile loops"};
+    isl::schedule_node band = mark.child(0);
+    if (size_t(req_.depth) == ids.size()) return insert_named_mark(band.child(0), name).parent().parent();
+    // Split the band after `depth` members, each part under a mark with its own ids.
+    band = node_delete(mark);
+    band = band.as<isl::schedule_node_band>().split(req_.depth);
+    band = insert_named_mark(band, ids_mark(ids, 0, size_t(req_.depth))).child(0);
+    isl::schedule_node inner = insert_named_mark(band.child(0), ids_mark(ids, size_t(req_.depth), ids.size()));
+    inner = insert_named_mark(inner, name);
+    return inner.parent().parent();
+  }
+
+  std::string statements(const isl::schedule_node& n) const {
+    std::string r;
+    node_domain(n).foreach_set([&](isl::set s) { r += (r.empty() ? "" : ", ") + std::string(isl_set_get_tuple_name(s.get())); });
+    return r;
+  }
+
+  PolyJob& job_;
+  int request_;
+  const PackRequest& req_;
+  isl::union_map reads_;
+};
+
+}  // namespace
+
+void pack_tensors(PolyJob& job) {
+  for (size_t r = 0; r < job.options.cpu.pack.size(); ++r) {
+    Packer packer(job, int(r));
+    job.schedule = packer.visit(job.schedule.root()).schedule();
+    if (packer.placed == 0)
+      throw OptionError{"cpu.pack[" + std::to_string(r) + "].tensor: no statement of '" + job.def.name + "' reads '" +
+                        job.options.cpu.pack[r].tensor + "'"};
+  }
+}
+
+int pack_request_of(const std::string& mark) {
+  if (mark.rfind("pack", 0) != 0 || mark.size() == 4) return -1;
+  for (size_t i = 4; i < mark.size(); ++i)
+    if (mark[i] < '0' || mark[i] > '9') return -1;
+  return std::stoi(mark.substr(4));
+}
+
+PackBox pack_box(const PolyJob& job, int request, isl_ast_build* build) {
+  const std::string& tensor = job.options.cpu.pack[size_t(request)].tensor;
+  std::string field = "cpu.pack[" + std::to_string(request) + "]";
+  isl::union_map schedule = isl::manage(isl_ast_build_get_schedule(build));
+  isl::union_set here = schedule.domain();
+  if (!accesses_of(job.writes, tensor).intersect_domain(here).is_empty())
+    throw OptionError{field + ": '" + tensor + "' is written inside the loops that would read the packed copy; only "
+                      "tensors that are only read there can be packed"};
+  isl::union_map footprint = schedule.reverse().apply_range(accesses_of(job.reads, tensor));
+  PackBox box;
+  if (footprint.is_empty()) return box;
+  isl::map fp = isl::manage(isl_map_from_union_map(footprint.copy()));
+  isl_fixed_box* hull = isl_map_get_range_simple_fixed_box_hull(fp.get());
+  bool valid = hull && isl_fixed_box_is_valid(hull) == isl_bool_true;
+  if (valid) {
+    isl_multi_aff* offset = isl_fixed_box_get_offset(hull);
+    isl_multi_val* size = isl_fixed_box_get_size(hull);
+    for (int d = 0, n = int(isl_multi_val_size(size)); d < n; ++d) {
+      isl_val* v = isl_multi_val_get_at(size, d);
+      box.size.push_back(isl_val_get_num_si(v));
+      isl_val_free(v);
+      isl_pw_aff* pa = isl_pw_aff_from_aff(isl_multi_aff_get_at(offset, d));
+      box.offset.push_back(isl::manage(isl_ast_build_expr_from_pw_aff(build, pa)));
+    }
+    isl_multi_aff_free(offset);
+    isl_multi_val_free(size);
+  }
+  isl_fixed_box_free(hull);
+  if (!valid)
+    throw OptionError{field + ": the part of '" + tensor + "' read inside the packed loops has no fixed-size box; "
+                      "pack it deeper or not at all"};
+  // The copy lives on the stack of the thread running the loops.
+  int64_t bytes = int64_t(scalar_type_bytes(job.def.tensors[size_t(job.def.find_tensor(tensor))].type));
+  std::string dims;
+  for (int64_t s : box.size) bytes *= s, dims += (dims.empty() ? "" : " x ") + std::to_string(s);
+  if (bytes > kMaxPackBytes)
+    throw OptionError{field + ": the tile of '" + tensor + "' read inside the packed loops is " + dims + " (" +
+                      std::to_string(bytes >> 10) + " KiB); a packed tile may take at most " +
+                      std::to_string(kMaxPackBytes >> 10) + " KiB: pack it deeper"};
+  return box;
+}
+
+}  // namespace tcs::poly
