@@ -45,7 +45,7 @@ struct ScheduleNode {
   std::string role;   // Band: "scheduled", "tile", "point", "register tile", "register point"
   bool permutable = false;
   std::vector<BandMember> members;
-  std::vector<int64_t> tile_sizes;  // Band produced by tiling: the sizes used
+  std::vector<int64_t> tile_sizes;  // Band produced by tiling: the size per member (0: not tiled)
   std::vector<std::string> statements;  // statements below this node
   std::vector<ScheduleNode> children;
 };

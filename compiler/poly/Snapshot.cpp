@@ -34,11 +34,12 @@ ScheduleNode take(const PolyJob& job, const isl::schedule_node& n, const std::ve
           m.parallel = li.parallel;
           m.vector_width = li.vector_width;
           m.unroll = li.unroll;
-          if (li.tile_size > 0 || !r.tile_sizes.empty()) r.tile_sizes.push_back(li.tile_size);
+          r.tile_sizes.push_back(li.tile_size);  // 0: this member is not tiled
         }
         r.members.push_back(std::move(m));
       }
       isl_multi_union_pw_aff_free(mupa);
+      if (std::all_of(r.tile_sizes.begin(), r.tile_sizes.end(), [](int64_t t) { return t == 0; })) r.tile_sizes.clear();
       break;
     }
     case isl_schedule_node_mark: {

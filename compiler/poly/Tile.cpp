@@ -2,7 +2,12 @@
 // sizes, its point band again with the register tile sizes, and the innermost point band
 // is permuted as cpu.pointLoopOrder asks. Members without a size stay whole (tiled by a
 // size no loop reaches, which the AST generator folds away), so one band keeps all its
-// loops and the point order can move the reduction loop outside the register tile.
+// loops and the point order can move the reduction loop outside the register tile. A
+// tiled band over several statement groups (tileImperfectlyNested) runs the groups one
+// after the other inside each tile when intraTileScheduleFusionStrategy is Min and the
+// dependences allow it; Max and Preserve3Coincident keep them interleaved.
+#include <optional>
+
 #include "poly/PolyJob.h"
 
 
@@ -73,6 +78,8 @@ class Tiler {
       }
       point = band.tile(sizes_for(band, o_.tile)).child(0).as<isl::schedule_node_band>();
       point = mark_band(job_, point, "point");
+      if (!perfect && o_.intra_tile_fusion == FusionStrategy::Min)
+        if (auto distributed = distribute(point)) return climb(*distributed, mark);
     }
     if (!o_.register_tile.empty()) {
       std::vector<int64_t> reg = used_sizes(point, o_.register_tile);
@@ -82,10 +89,38 @@ class Tiler {
       point = mark_band(job_, point, "register point", reg);
     }
     if (!o_.cpu.point_loop_order.empty()) point = reorder(point);
-    // Climb back to the mark we started from.
-    isl::schedule_node n = point;
+    return climb(point, mark);
+  }
+
+  // Back up to the position of the mark we started from.
+  static isl::schedule_node climb(isl::schedule_node n, const isl::schedule_node& mark) {
     while (n.tree_depth() > mark.tree_depth()) n = n.parent();
     return n;
+  }
+
+  // intraTileScheduleFusionStrategy Min: inside each cache tile, the statement groups run
+  // one after the other instead of interleaved point by point. isl sinks the point band
+  // below the sequence (a copy per group, each with fresh loop ids); kept only when every
+  // dependence other than a reduction's own still runs forwards.
+  std::optional<isl::schedule_node> distribute(const isl::schedule_node_band& point) {
+    isl::schedule_node band = node_delete(point.parent());
+    isl::schedule_node sunk = isl::manage(isl_schedule_node_band_sink(band.release()));
+    isl::union_map order = isl::manage(isl_schedule_get_map(sunk.schedule().get()));
+    isl::union_map later = isl::manage(isl_union_map_lex_lt_union_map(order.copy(), order.copy()));
+    isl::union_map deps = job_.flow.unite(job_.anti).unite(job_.output).subtract(job_.reduction);
+    if (!deps.is_subset(later)) {
+      job_.note("the statements inside the tiles over " + stmt_list(point) +
+                " cannot run one after the other (a dependence would run backwards); they stay fused");
+      return std::nullopt;
+    }
+    return mark_unmarked_bands(sunk);
+  }
+
+  isl::schedule_node mark_unmarked_bands(isl::schedule_node node) {
+    if (node.isa<isl::schedule_node_band>() && !node.parent().isa<isl::schedule_node_mark>())
+      node = mark_band(job_, node.as<isl::schedule_node_band>(), "point").parent();
+    for (unsigned i = 0, n = node.n_children(); i < n; ++i) node = mark_unmarked_bands(node.child(int(i))).parent();
+    return node;
   }
 
   isl::schedule_node_band reorder(isl::schedule_node_band band) {

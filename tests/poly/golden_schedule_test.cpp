@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <functional>
+#include <set>
 #include <fstream>
 #include <sstream>
 
@@ -85,6 +87,33 @@ TEST(GoldenSchedule, FusionStrategiesDifferOnTheMlp) {
   auto eq = schedules_equivalent(scheduled("mlp3", FusionStrategy::Max), scheduled("mlp3", FusionStrategy::Min));
   ASSERT_TRUE(eq) << eq.error();
   EXPECT_FALSE(*eq);
+}
+
+// intraTileScheduleFusionStrategy: inside each tile of a band over two statements, Min
+// runs them one after the other (each in loops of its own), Max interleaves them.
+TEST(GoldenSchedule, IntraTileFusionDistributesStatementsInsideTiles) {
+  auto checked = check_source("k.tc", "def two(float(N,M) A) -> (B, C) {\n  B(i, j) = A(i, j) * 2\n  C(i, j) = B(i, j) + A(i, j)\n}\n");
+  const SemaDef& def = checked->defs.at(0);
+  auto shapes = shapes_evaluate(def, {{"N", 10}, {"M", 20}});
+  ASSERT_TRUE(shapes);
+  auto innermost_loops = [&](FusionStrategy intra) {
+    MappingOptions o;
+    o.outer_fusion = FusionStrategy::Max;
+    o.intra_tile_fusion = intra;
+    o.tile = {4, 8};
+    o.tile_imperfectly_nested = true;
+    auto r = lower_to_loop_nest(def, *shapes, o);
+    EXPECT_TRUE(r) << r.error();
+    std::set<int> loops;  // ids of the loops directly around a statement
+    std::function<void(const LoopNode&, int)> walk = [&](const LoopNode& n, int around) {
+      if (n.kind == LoopNode::Kind::Call) loops.insert(around);
+      for (const LoopNode& c : n.children) walk(c, n.kind == LoopNode::Kind::For ? n.loop_id : around);
+    };
+    walk(r->nest.root, -1);
+    return loops.size();
+  };
+  EXPECT_EQ(innermost_loops(FusionStrategy::Min), 2u);
+  EXPECT_EQ(innermost_loops(FusionStrategy::Max), 1u);
 }
 
 TEST(GoldenSchedule, EquivalenceRejectsText) {
