@@ -69,9 +69,10 @@ void expect_every_pack_correct(const Kernel& k, MappingOptions o) {
   EXPECT_GT(built, 0);
 }
 
+const char* kMatmul = "def mm(float(M,K) A, float(K,N) B) -> (C) { C(m,n) +=! A(m,k) * B(k,n) }\n";
+
 TEST(Pack, MatmulEveryInputEveryDepth) {
-  Kernel k = load("def mm(float(M,K) A, float(K,N) B) -> (C) { C(m,n) +=! A(m,k) * B(k,n) }\n",
-                  {{"M", 37}, {"K", 45}, {"N", 70}});
+  Kernel k = load(kMatmul, {{"M", 37}, {"K", 45}, {"N", 70}});
   MappingOptions o;
   o.outer_fusion = FusionStrategy::Min;
   o.tile = {16, 32, 8};
@@ -101,8 +102,7 @@ TEST(Pack, BatchedMatmulUnderTheDefaultPreset) {
 }
 
 TEST(Pack, TheDefaultPresetPacksTheSharedOperandOfAMatrixProduct) {
-  Kernel k = load("def mm(float(M,K) A, float(K,N) B) -> (C) { C(m,n) +=! A(m,k) * B(k,n) }\n",
-                  {{"M", 64}, {"K", 64}, {"N", 64}});
+  Kernel k = load(kMatmul, {{"M", 64}, {"K", 64}, {"N", 64}});
   auto o = mapping_preset("default", *k.def);
   ASSERT_TRUE(o);
   ASSERT_EQ(o->cpu.pack.size(), 1u);
@@ -111,11 +111,10 @@ TEST(Pack, TheDefaultPresetPacksTheSharedOperandOfAMatrixProduct) {
 }
 
 TEST(Pack, ImpossibleRequestsAreRefusedWithTheField) {
-  Kernel k = load("def mm(float(M,K) A, float(K,N) B) -> (C) { C(m,n) +=! A(m,k) * B(k,n) }\n",
-                  {{"M", 1024}, {"K", 1024}, {"N", 1024}});
+  Kernel k = load(kMatmul, {{"M", 1024}, {"K", 1024}, {"N", 1024}});
   MappingOptions o;
-  o.outer_fusion = FusionStrategy::Min;
   o.tile = {32, 32, 32};
+  o.outer_fusion = FusionStrategy::Min;
   auto refused = [&](PackRequest p, const std::string& message) {
     o.cpu.pack = {p};
     auto r = build(k, o);
