@@ -107,7 +107,7 @@ class CWriter {
     const PackSite& p = nest_.packs[size_t(n.pack)];
     const TensorShape& sh = shapes_.tensors[size_t(p.tensor)];
     std::string buf = p.name + "_pack" + std::to_string(n.pack), dims, src, dst;
-    std::vector<int64_t> strides = pack_strides(p);
+    std::vector<int64_t> strides = p.strides();
     for (size_t d = 0; d < p.size.size(); ++d) dims += (d ? " x " : "") + std::to_string(p.size[d]);
     remember(n);
     line(pad + "{  // pack a " + (dims.empty() ? std::string("scalar") : dims) + " tile of " + p.name);
@@ -130,19 +130,13 @@ class CWriter {
     line(pad + "}");
   }
 
-  static std::vector<int64_t> pack_strides(const PackSite& p) {
-    std::vector<int64_t> strides(p.size.size(), 1);
-    for (size_t d = p.size.size(); d-- > 1;) strides[d - 1] = strides[d] * p.size[d];
-    return strides;
-  }
-
   // A read of tensor t: the tensor itself, or the buffer of the innermost pack of it.
   template <class Sub>
   std::string read_ref(int t, const std::string& name, Sub sub) {
     int site = pack_of_[size_t(t)];
     if (site < 0) return name + "[" + offset(t, sub) + "]";
     const PackSite& p = nest_.packs[size_t(site)];
-    std::vector<int64_t> strides = pack_strides(p);
+    std::vector<int64_t> strides = p.strides();
     std::string s;
     for (size_t d = 0; d < p.size.size(); ++d) {
       std::string c = paren(sub(d) + " - " + paren(lx(p.offset[d])));

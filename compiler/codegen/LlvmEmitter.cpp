@@ -333,17 +333,14 @@ int Emitter::read_slot(int t) const {
 std::vector<int64_t> Emitter::read_strides(int t) const {
   int site = pack_of_.empty() ? -1 : pack_of_[size_t(t)];
   if (site < 0) return shapes_.tensors[size_t(t)].strides();
-  const std::vector<int64_t>& size = nest_.packs[size_t(site)].size;
-  std::vector<int64_t> strides(size.size(), 1);
-  for (size_t d = size.size(); d-- > 1;) strides[d - 1] = strides[d] * size[d];
-  return strides;
+  return nest_.packs[size_t(site)].strides();
 }
 
 llvm::Value* Emitter::read_offset_of(int t, const std::vector<llvm::Value*>& coords, Env& env) {
   int site = pack_of_.empty() ? -1 : pack_of_[size_t(t)];
   if (site < 0) return offset(t, coords);
   const PackSite& p = nest_.packs[size_t(site)];
-  std::vector<int64_t> strides = read_strides(t);
+  std::vector<int64_t> strides = p.strides();
   llvm::Value* off = B.getInt64(0);
   for (size_t d = 0; d < coords.size(); ++d) {
     llvm::Value* c = B.CreateNSWSub(coords[d], as_int(lx(p.offset[d], env)));
@@ -355,7 +352,7 @@ llvm::Value* Emitter::read_offset_of(int t, const std::vector<llvm::Value*>& coo
 void Emitter::emit_pack(const LoopNode& n, Env& env) {
   const PackSite& p = nest_.packs[size_t(n.pack)];
   const TensorShape& sh = shapes_.tensors[size_t(p.tensor)];
-  std::vector<int64_t> tstrides = sh.strides(), pstrides;
+  std::vector<int64_t> tstrides = sh.strides(), pstrides = p.strides();
   int slot = int(def_.tensors.size()) + n.pack;
   llvm::Type* elem = mem_type(def_.tensors[size_t(p.tensor)].type);
   {  // the buffer: on the stack of the function running the loops (each thread its own)
@@ -364,9 +361,6 @@ void Emitter::emit_pack(const LoopNode& n, Env& env) {
     buf->setAlignment(llvm::Align(64));
     env.tensors[size_t(slot)] = buf;
   }
-  int saved = pack_of_[size_t(p.tensor)];
-  pack_of_[size_t(p.tensor)] = n.pack;
-  pstrides = read_strides(p.tensor);
   locate(n, env);
   std::vector<llvm::Value*> origin;
   for (const LExpr& o : p.offset) origin.push_back(as_int(lx(o, env)));
@@ -400,6 +394,8 @@ void Emitter::emit_pack(const LoopNode& n, Env& env) {
     });
   };
   copy(0);
+  int saved = pack_of_[size_t(p.tensor)];
+  pack_of_[size_t(p.tensor)] = n.pack;
   emit_children(n.children, env);
   pack_of_[size_t(p.tensor)] = saved;
 }

@@ -80,6 +80,11 @@ struct PackSite {
     for (int64_t s : size) n *= s;
     return n;
   }
+  std::vector<int64_t> strides() const {  // row-major in the buffer, in elements
+    std::vector<int64_t> r(size.size(), 1);
+    for (size_t d = size.size(); d-- > 1;) r[d - 1] = r[d] * size[d];
+    return r;
+  }
 };
 
 struct LoopNest {

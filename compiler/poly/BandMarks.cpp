@@ -8,7 +8,7 @@ namespace tcs::poly {
 
 isl::schedule_node_band mark_band(PolyJob& job, isl::schedule_node_band band, const std::string& role,
                                   const std::vector<int64_t>& tile_sizes) {
-  std::string name = "L";
+  std::vector<int> ids;
   for (unsigned i = 0; i < band.n_member(); ++i) {
     int id = job.next_loop_id++;
     LoopInfo info;
@@ -16,9 +16,15 @@ isl::schedule_node_band mark_band(PolyJob& job, isl::schedule_node_band band, co
     info.coincident = band.member_get_coincident(int(i));
     if (i < tile_sizes.size()) info.tile_size = tile_sizes[i];
     job.loops[id] = info;
-    name += (i ? "_" : "") + std::to_string(id);
+    ids.push_back(id);
   }
-  return band.insert_mark(name).child(0).as<isl::schedule_node_band>();
+  return band.insert_mark(band_mark_name(ids)).child(0).as<isl::schedule_node_band>();
+}
+
+std::string band_mark_name(const std::vector<int>& ids) {
+  std::string name = "L";
+  for (size_t i = 0; i < ids.size(); ++i) name += (i ? "_" : "") + std::to_string(ids[i]);
+  return name;
 }
 
 std::vector<int> band_mark_ids(const std::string& mark) {

@@ -25,12 +25,6 @@ isl::schedule_node insert_named_mark(isl::schedule_node node, const std::string&
   return isl::manage(isl_schedule_node_insert_mark(node.release(), id));
 }
 
-std::string ids_mark(const std::vector<int>& ids, size_t from, size_t to) {
-  std::string name = "L";
-  for (size_t i = from; i < to; ++i) name += (i > from ? "_" : "") + std::to_string(ids[i]);
-  return name;
-}
-
 class Packer {
  public:
   Packer(PolyJob& job, int request) : job_(job), request_(request), req_(job.options.cpu.pack[size_t(request)]) {
@@ -59,25 +53,20 @@ class Packer {
     if (req_.depth == 0) return insert_named_mark(mark, name);
     if (job_.loops[ids[0]].role != "tile")
       throw OptionError{field() + ".depth is " + std::to_string(req_.depth) + ", but the loops over " +
-                        statements(mark) + " are not tiled; use depth 0 or set tile"};
+                        statement_list(mark) + " are not tiled; use depth 0 or set tile"};
     if (size_t(req_.depth) > ids.size())
       throw OptionError{field() + ".depth is " + std::to_string(req_.depth) + ", but the tiled band over " +
-                        statements(mark) + " has " + std::to_string(ids.size()) + " tile loops"};
+                        statement_list(mark) + " has " + std::to_string(ids.size()) + " tile loops"};
     isl::schedule_node band = mark.child(0);
     if (size_t(req_.depth) == ids.size()) return insert_named_mark(band.child(0), name).parent().parent();
     // Split the band after `depth` members, each part under a mark with its own ids.
     band = node_delete(mark);
     band = band.as<isl::schedule_node_band>().split(req_.depth);
-    band = insert_named_mark(band, ids_mark(ids, 0, size_t(req_.depth))).child(0);
-    isl::schedule_node inner = insert_named_mark(band.child(0), ids_mark(ids, size_t(req_.depth), ids.size()));
+    auto split = ids.begin() + req_.depth;
+    band = insert_named_mark(band, band_mark_name({ids.begin(), split})).child(0);
+    isl::schedule_node inner = insert_named_mark(band.child(0), band_mark_name({split, ids.end()}));
     inner = insert_named_mark(inner, name);
     return inner.parent().parent();
-  }
-
-  std::string statements(const isl::schedule_node& n) const {
-    std::string r;
-    node_domain(n).foreach_set([&](isl::set s) { r += (r.empty() ? "" : ", ") + std::string(isl_set_get_tuple_name(s.get())); });
-    return r;
   }
 
   PolyJob& job_;

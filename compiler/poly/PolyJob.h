@@ -94,6 +94,8 @@ isl::schedule_node_band mark_band(PolyJob& job, isl::schedule_node_band band, co
                                   const std::vector<int64_t>& tile_sizes = {});
 // The loop ids a band mark names ("L3_4_5" -> {3, 4, 5}); empty when it is not ours.
 std::vector<int> band_mark_ids(const std::string& mark_name);
+// The mark naming these loop ids, in order ({3, 4, 5} -> "L3_4_5").
+std::string band_mark_name(const std::vector<int>& ids);
 ScheduleNode snapshot_schedule(const PolyJob& job);
 
 // What the C++ bindings of isl 0.25 lack.
@@ -108,6 +110,12 @@ inline isl::union_set node_domain(const isl::schedule_node& n) {
 }
 inline isl::schedule_node node_delete(const isl::schedule_node& n) {
   return isl::manage(isl_schedule_node_delete(n.copy()));
+}
+// The statements below a node, for messages: "S0_init, S0".
+inline std::string statement_list(const isl::schedule_node& n) {
+  std::string r;
+  node_domain(n).foreach_set([&](isl::set s) { r += (r.empty() ? "" : ", ") + std::string(isl_set_get_tuple_name(s.get())); });
+  return r;
 }
 inline std::string mark_name(const isl::schedule_node& n) {
   isl_id* id = isl_schedule_node_mark_get_id(n.get());

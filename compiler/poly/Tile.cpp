@@ -35,12 +35,6 @@ std::vector<int64_t> used_sizes(const isl::schedule_node_band& band, const std::
   return r;
 }
 
-std::string stmt_list(const isl::schedule_node& node) {
-  std::string r;
-  node_domain(node).foreach_set([&](isl::set s) { r += (r.empty() ? "" : ", ") + std::string(isl_set_get_tuple_name(s.get())); });
-  return r;
-}
-
 class Tiler {
  public:
   explicit Tiler(PolyJob& job) : job_(job), o_(job.options) {}
@@ -61,12 +55,12 @@ class Tiler {
       return !n.isa<isl::schedule_node_sequence>() && !n.isa<isl::schedule_node_set>();
     });
     if (!perfect && !o_.tile_imperfectly_nested) {
-      job_.note("the band over " + stmt_list(band) +
+      job_.note("the band over " + statement_list(band) +
            " encloses several statement groups; it stays untiled (tileImperfectlyNested is off)");
       return mark;
     }
     if (band.n_member() > 1 && !band.permutable()) {
-      job_.note("the band over " + stmt_list(band) + " is not permutable; it stays untiled");
+      job_.note("the band over " + statement_list(band) + " is not permutable; it stays untiled");
       return mark;
     }
     isl::schedule_node_band point = band;
@@ -109,7 +103,7 @@ class Tiler {
     isl::union_map later = isl::manage(isl_union_map_lex_lt_union_map(order.copy(), order.copy()));
     isl::union_map deps = job_.flow.unite(job_.anti).unite(job_.output).subtract(job_.reduction);
     if (!deps.is_subset(later)) {
-      job_.note("the statements inside the tiles over " + stmt_list(point) +
+      job_.note("the statements inside the tiles over " + statement_list(point) +
                 " cannot run one after the other (a dependence would run backwards); they stay fused");
       return std::nullopt;
     }
@@ -129,7 +123,7 @@ class Tiler {
     if (order.size() != n) {
       // Kernels mix band depths (a 2-d initialisation beside a 3-d reduction): the order
       // applies to the bands it fits.
-      job_.note("cpu.pointLoopOrder has " + std::to_string(order.size()) + " entries; the point band over " + stmt_list(band) +
+      job_.note("cpu.pointLoopOrder has " + std::to_string(order.size()) + " entries; the point band over " + statement_list(band) +
            " has " + std::to_string(n) + " loops and keeps its order");
       return band;
     }
@@ -146,8 +140,9 @@ class Tiler {
     isl::multi_union_pw_aff permuted = isl::manage(isl_multi_union_pw_aff_from_union_pw_aff_list(space, list));
     // Replace mark and band by the permuted band under a mark listing the ids in the new order.
     isl::schedule_node below = node_delete(node_delete(mark));
-    std::string name = "L";
-    for (unsigned j = 0; j < n; ++j) name += (j ? "_" : "") + std::to_string(ids[size_t(order[j])]);
+    std::vector<int> new_ids;
+    for (int j : order) new_ids.push_back(ids[size_t(j)]);
+    std::string name = band_mark_name(new_ids);
     isl::schedule_node_band nb = below.insert_partial_schedule(permuted).as<isl::schedule_node_band>();
     nb = nb.set_permutable(1);
     for (unsigned j = 0; j < n; ++j) nb = nb.member_set_coincident(int(j), coincident[size_t(order[j])]);
