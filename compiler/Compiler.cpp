@@ -70,6 +70,7 @@ Expected<CompileResult> compile(const CompileRequest& req) {
     auto t0 = Clock::now();
     r.c = generate_c(*req.def, *req.shapes, r.lowering.nest, &node_lines);
     r.timings.push_back({"c", ms_since(t0)});
+    if (req.after_c) req.after_c(r);
   }
   if (codegen) {
     if (req.cancel && req.cancel->load()) return Error{"compilation cancelled"};

@@ -3,6 +3,7 @@
 // polyhedral model, a schedule snapshot per pass, the LoopNest, the generated texts and,
 // when asked, an executable CPU kernel out. Every face of the product calls this.
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -17,6 +18,7 @@
 namespace tcs {
 
 class CpuKernel;
+struct CompileResult;
 
 struct CompileRequest {
   const SemaDef* def = nullptr;
@@ -27,6 +29,9 @@ struct CompileRequest {
   bool emit_asm = false;    // x86 assembly of the same module
   bool build_kernel = false;  // JIT-compile an executable kernel
   const std::atomic<bool>* cancel = nullptr;
+  // Called with the schedule snapshots and the C text as soon as they exist, before the
+  // slower LLVM phases: the IDE shows the first views while the rest compiles.
+  std::function<void(const CompileResult&)> after_c;
 };
 
 struct CompileResult {

@@ -1,55 +1,480 @@
 #include "MainWindow.h"
 
+#include <QAction>
+#include <QActionGroup>
+#include <QApplication>
+#include <QCheckBox>
+#include <QCloseEvent>
+#include <QComboBox>
+#include <QDialog>
+#include <QDir>
 #include <QDockWidget>
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QFontDatabase>
 #include <QHeaderView>
-#include <QKeySequence>
 #include <QLabel>
+#include <QListView>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QPlainTextEdit>
+#include <QSaveFile>
+#include <QSettings>
 #include <QStatusBar>
+#include <QTabWidget>
 #include <QTableView>
+#include <QTextBrowser>
+#include <QTimer>
+#include <QVBoxLayout>
 
+#include "CodeView.h"
+#include "CompileService.h"
 #include "DiagnosticsModel.h"
+#include "DiffPanel.h"
+#include "FindBar.h"
+#include "OptionsPanel.h"
+#include "PassListModel.h"
+#include "SizesModel.h"
 #include "SourceEditor.h"
-#include "lang/Frontend.h"
+#include "SymbolIndex.h"
+#include "Theme.h"
 
 namespace tcs {
 
-MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
-  setWindowTitle(tr("TC Studio"));
+namespace {
+
+// Long enough to coalesce a burst of keystrokes, short enough to feel live.
+constexpr int kDebounceMs = 30;
+constexpr int kMaxRecent = 10;
+
+QDockWidget* make_dock(QMainWindow* w, const QString& title, const QString& name, QWidget* content) {
+  auto* dock = new QDockWidget(title, w);
+  dock->setObjectName(name);
+  dock->setWidget(content);
+  return dock;
+}
+
+QTableView* make_table(QWidget* parent, const QString& name) {
+  auto* t = new QTableView(parent);
+  t->setObjectName(name);
+  t->setSelectionBehavior(QAbstractItemView::SelectRows);
+  t->verticalHeader()->hide();
+  t->horizontalHeader()->setStretchLastSection(true);
+  t->setWordWrap(false);
+  return t;
+}
+
+}  // namespace
+
+MainWindow::MainWindow(QString examples_dir, QWidget* parent)
+    : QMainWindow(parent), examples_dir_(std::move(examples_dir)) {
   editor_ = new SourceEditor(this);
-  setCentralWidget(editor_);
+  find_bar_ = new FindBar(editor_, this);
+  auto* center = new QWidget(this);
+  auto* layout = new QVBoxLayout(center);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->setSpacing(0);
+  layout->addWidget(editor_, 1);
+  layout->addWidget(find_bar_);
+  setCentralWidget(center);
 
+  service_ = new CompileService(this);
+  debounce_ = new QTimer(this);
+  debounce_->setSingleShot(true);
+  debounce_->setInterval(kDebounceMs);
+  connect(debounce_, &QTimer::timeout, this, [this] { submit(false); });
+  connect(service_, &CompileService::compiled, this, &MainWindow::show_outcome);
+
+  build_docks();
+  build_menus();
+
+  problems_label_ = new QLabel(this);
+  timings_label_ = new QLabel(this);
+  statusBar()->addWidget(timings_label_, 1);
+  statusBar()->addPermanentWidget(problems_label_);
+
+  connect(editor_, &QsciScintilla::textChanged, this, &MainWindow::schedule_compile);
+  connect(editor_, &QsciScintilla::modificationChanged, this, &MainWindow::update_title);
+  connect(editor_, &QsciScintilla::cursorPositionChanged, this, &MainWindow::link_from_editor);
+  resize(1400, 860);
+  restore_settings();
+  update_title();
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::build_docks() {
   model_ = new DiagnosticsModel(this);
-  problems_ = new QTableView(this);
-  problems_->setObjectName(QStringLiteral("problems"));
+  problems_ = make_table(this, QStringLiteral("problems"));
   problems_->setModel(model_);
-  problems_->setSelectionBehavior(QAbstractItemView::SelectRows);
   problems_->setEditTriggers(QAbstractItemView::NoEditTriggers);
-  problems_->verticalHeader()->hide();
-  problems_->horizontalHeader()->setStretchLastSection(true);
-  problems_->setWordWrap(false);
-  auto* dock = new QDockWidget(tr("Problems"), this);
-  dock->setObjectName(QStringLiteral("problemsDock"));
-  dock->setWidget(problems_);
-  addDockWidget(Qt::BottomDockWidgetArea, dock);
+  connect(problems_, &QAbstractItemView::activated, this, &MainWindow::jump_to_problem);
+  connect(problems_, &QAbstractItemView::clicked, this, &MainWindow::jump_to_problem);
+  QDockWidget* problems_dock = make_dock(this, tr("Problems"), QStringLiteral("problemsDock"), problems_);
 
-  status_ = new QLabel(this);
-  statusBar()->addPermanentWidget(status_);
+  // Kernel: the entry, its sizes and the mapping options.
+  auto* kernel = new QWidget(this);
+  entry_ = new QComboBox(kernel);
+  entry_->setObjectName(QStringLiteral("entry"));
+  entry_->setToolTip(tr("The def to compile"));
+  sizes_ = new SizesModel(this);
+  sizes_view_ = make_table(kernel, QStringLiteral("sizes"));
+  sizes_view_->setModel(sizes_);
+  sizes_view_->setEditTriggers(QAbstractItemView::DoubleClicked | QAbstractItemView::EditKeyPressed |
+                               QAbstractItemView::AnyKeyPressed);
+  sizes_view_->setMaximumHeight(170);
+  options_ = new OptionsPanel(kernel);
+  auto* kl = new QVBoxLayout(kernel);
+  kl->setContentsMargins(4, 4, 4, 4);
+  kl->addWidget(new QLabel(tr("Entry"), kernel));
+  kl->addWidget(entry_);
+  kl->addWidget(new QLabel(tr("Sizes"), kernel));
+  kl->addWidget(sizes_view_);
+  kl->addWidget(options_, 1);
+  QDockWidget* kernel_dock = make_dock(this, tr("Kernel"), QStringLiteral("kernelDock"), kernel);
+  connect(entry_, &QComboBox::currentTextChanged, this, [this] { sizes_->clear_overrides(); schedule_compile(); });
+  connect(sizes_, &SizesModel::overrides_changed, this, &MainWindow::schedule_compile);
+  connect(options_, &OptionsPanel::options_changed, this, &MainWindow::schedule_compile);
 
+  // Code panes.
+  code_tabs_ = new QTabWidget(this);
+  const std::pair<CodeLanguage, QString> panes[PaneCount] = {{CodeLanguage::C, tr("C")},
+                                                             {CodeLanguage::LlvmIr, tr("LLVM IR")},
+                                                             {CodeLanguage::Assembly, tr("x86 assembly")},
+                                                             {CodeLanguage::ScheduleTree, tr("Schedule tree")}};
+  for (int p = 0; p < PaneCount; ++p) {
+    panes_[size_t(p)] = new CodeView(panes[p].first, code_tabs_);
+    panes_[size_t(p)]->setObjectName(QStringLiteral("pane%1").arg(p));
+    code_tabs_->addTab(panes_[size_t(p)], panes[p].second);
+    connect(panes_[size_t(p)], &CodeView::line_selected, this, &MainWindow::link_from_line);
+  }
+  // CUDA C and PTX panes join these when the CUDA backend delivers them.
+  QDockWidget* code_dock = make_dock(this, tr("Generated code"), QStringLiteral("codeDock"), code_tabs_);
+
+  // Passes: the list, and the schedule tree after the selected one.
+  auto* passes = new QWidget(this);
+  pass_model_ = new PassListModel(this);
+  pass_filter_ = new ChangedPassFilter(this);
+  pass_filter_->setSourceModel(pass_model_);
+  pass_list_ = new QListView(passes);
+  pass_list_->setObjectName(QStringLiteral("passList"));
+  pass_list_->setModel(pass_filter_);
+  pass_list_->setMaximumHeight(160);
+  auto* changed_only = new QCheckBox(tr("Only passes that changed the schedule"), passes);
+  pass_tree_ = new CodeView(CodeLanguage::ScheduleTree, passes);
+  connect(pass_tree_, &CodeView::line_selected, this, &MainWindow::link_from_line);
+  auto* pl = new QVBoxLayout(passes);
+  pl->setContentsMargins(4, 4, 4, 4);
+  pl->addWidget(changed_only);
+  pl->addWidget(pass_list_);
+  pl->addWidget(pass_tree_, 1);
+  connect(changed_only, &QCheckBox::toggled, pass_filter_, &ChangedPassFilter::set_changed_only);
+  connect(pass_list_->selectionModel(), &QItemSelectionModel::currentChanged, this, &MainWindow::show_pass);
+  QDockWidget* pass_dock = make_dock(this, tr("Passes"), QStringLiteral("passDock"), passes);
+
+  diff_ = new DiffPanel(this);
+  QDockWidget* diff_dock = make_dock(this, tr("Diff"), QStringLiteral("diffDock"), diff_);
+
+  run_report_ = new QPlainTextEdit(this);
+  run_report_->setObjectName(QStringLiteral("runReport"));
+  run_report_->setReadOnly(true);
+  run_report_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+  run_report_->setPlaceholderText(tr("Build ▸ Run with Check (Ctrl+R) runs the kernel on random inputs and "
+                                     "compares it with the reference interpreter."));
+  QDockWidget* run_dock = make_dock(this, tr("Run"), QStringLiteral("runDock"), run_report_);
+
+  addDockWidget(Qt::LeftDockWidgetArea, kernel_dock);
+  addDockWidget(Qt::LeftDockWidgetArea, pass_dock);
+  tabifyDockWidget(kernel_dock, pass_dock);
+  kernel_dock->raise();
+  addDockWidget(Qt::RightDockWidgetArea, code_dock);
+  addDockWidget(Qt::BottomDockWidgetArea, problems_dock);
+  addDockWidget(Qt::BottomDockWidgetArea, run_dock);
+  addDockWidget(Qt::BottomDockWidgetArea, diff_dock);
+  tabifyDockWidget(problems_dock, run_dock);
+  tabifyDockWidget(run_dock, diff_dock);
+  problems_dock->raise();
+  resizeDocks({kernel_dock, code_dock}, {300, 620}, Qt::Horizontal);
+  resizeDocks({problems_dock}, {170}, Qt::Vertical);
+}
+
+void MainWindow::build_menus() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
+  file->addAction(tr("&New"), QKeySequence::New, this, &MainWindow::new_file);
   file->addAction(tr("&Open..."), QKeySequence::Open, this, &MainWindow::open_dialog);
+  QMenu* examples = file->addMenu(tr("&Examples"));
+  for (const QFileInfo& f : QDir(examples_dir_).entryInfoList({QStringLiteral("*.tc")}, QDir::Files, QDir::Name)) {
+    QString path = f.absoluteFilePath();
+    examples->addAction(f.completeBaseName(), this, [this, path] {
+      if (maybe_save()) open_file(path);
+    });
+  }
+  examples->setEnabled(!examples->isEmpty());
+  recent_menu_ = file->addMenu(tr("Open &Recent"));
+  file->addSeparator();
+  file->addAction(tr("&Save"), QKeySequence::Save, this, &MainWindow::save);
+  file->addAction(tr("Save &As..."), QKeySequence::SaveAs, this, &MainWindow::save_as);
   file->addSeparator();
   file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
-  connect(editor_, &QsciScintilla::textChanged, this, &MainWindow::recheck);
-  connect(problems_, &QAbstractItemView::activated, this, &MainWindow::jump_to_problem);
-  connect(problems_, &QAbstractItemView::clicked, this, &MainWindow::jump_to_problem);
-  resize(1000, 700);
+  QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+  edit->addAction(tr("&Undo"), QKeySequence::Undo, editor_, &QsciScintilla::undo);
+  edit->addAction(tr("&Redo"), QKeySequence::Redo, editor_, &QsciScintilla::redo);
+  edit->addSeparator();
+  edit->addAction(tr("Cu&t"), QKeySequence::Cut, editor_, &QsciScintilla::cut);
+  edit->addAction(tr("&Copy"), QKeySequence::Copy, editor_, &QsciScintilla::copy);
+  edit->addAction(tr("&Paste"), QKeySequence::Paste, editor_, &QsciScintilla::paste);
+  edit->addSeparator();
+  edit->addAction(tr("&Find..."), QKeySequence::Find, find_bar_, &FindBar::open_find);
+  edit->addAction(tr("Find &Next"), QKeySequence::FindNext, this, [this] { find_bar_->find_next(true); });
+  edit->addAction(tr("Find Pre&vious"), QKeySequence::FindPrevious, this, [this] { find_bar_->find_next(false); });
+  edit->addAction(tr("R&eplace..."), QKeySequence(Qt::CTRL | Qt::Key_H), find_bar_, &FindBar::open_replace);
+  edit->addSeparator();
+  edit->addAction(tr("Toggle &Comment"), QKeySequence(Qt::CTRL | Qt::Key_Slash), editor_, &SourceEditor::toggle_comment);
+  edit->addAction(tr("Complete &Word"), QKeySequence(Qt::CTRL | Qt::Key_Space), editor_, &SourceEditor::show_completions);
+
+  QMenu* build = menuBar()->addMenu(tr("&Build"));
+  build->addAction(tr("&Compile Now"), QKeySequence(Qt::CTRL | Qt::Key_B), this, &MainWindow::compile_now);
+  build->addAction(tr("&Run with Check"), QKeySequence(Qt::CTRL | Qt::Key_R), this, &MainWindow::run_with_check);
+  build->addAction(tr("Reset &Sizes to the Header"), this, [this] { sizes_->clear_overrides(); });
+  build->addAction(tr("&Pin Result for Diff"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_D), diff_, &DiffPanel::pin);
+  QMenu* target = build->addMenu(tr("&Target"));
+  auto* targets = new QActionGroup(this);
+  QAction* cpu = target->addAction(tr("CPU (this machine, LLVM)"));
+  cpu->setCheckable(true);
+  cpu->setChecked(true);
+  targets->addAction(cpu);
+  QAction* cuda = target->addAction(tr("CUDA (NVRTC) — not built yet"));
+  cuda->setCheckable(true);
+  cuda->setEnabled(false);
+  targets->addAction(cuda);
+
+  view_menu_ = menuBar()->addMenu(tr("&View"));
+  for (QDockWidget* d : findChildren<QDockWidget*>()) view_menu_->addAction(d->toggleViewAction());
+  view_menu_->addSeparator();
+  QAction* comments = view_menu_->addAction(tr("Hide &Comments in Code"));
+  comments->setObjectName(QStringLiteral("hideComments"));
+  comments->setCheckable(true);
+  connect(comments, &QAction::toggled, this, [this](bool on) {
+    for (CodeView* v : panes_) v->set_hide_comments(on);
+  });
+  QAction* directives = view_menu_->addAction(tr("Hide &Directives in Code"));
+  directives->setObjectName(QStringLiteral("hideDirectives"));
+  directives->setCheckable(true);
+  connect(directives, &QAction::toggled, this, [this](bool on) {
+    for (CodeView* v : panes_) v->set_hide_directives(on);
+  });
+  view_menu_->addSeparator();
+  dark_action_ = view_menu_->addAction(tr("&Dark Theme"));
+  dark_action_->setCheckable(true);
+  dark_action_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_T));
+  connect(dark_action_, &QAction::toggled, this, &MainWindow::set_dark);
+
+  QMenu* help = menuBar()->addMenu(tr("&Help"));
+  help->addAction(tr("Language &Reference"), QKeySequence::HelpContents, this, &MainWindow::show_reference);
+  help->addAction(tr("&About TC Studio"), this, [this] {
+    QMessageBox::about(this, tr("About TC Studio"),
+                       tr("<b>TC Studio %1</b><p>An IDE for tensor comprehensions: a polyhedral compiler (isl) "
+                          "with a CPU backend (LLVM), live.</p>")
+                           .arg(QApplication::applicationVersion()));
+  });
 }
+
+void MainWindow::set_dark(bool dark) {
+  if (dark_action_ && dark_action_->isChecked() != dark) dark_action_->setChecked(dark);  // re-enters once
+  editor_->set_dark(dark);
+  for (CodeView* v : panes_) v->set_dark(dark);
+  pass_tree_->set_dark(dark);
+  diff_->set_dark(dark);
+}
+
+// ---------------------------------------------------------------- compiling
+
+void MainWindow::schedule_compile() { debounce_->start(); }
+
+void MainWindow::compile_now() {
+  debounce_->stop();
+  submit(false);
+}
+
+void MainWindow::run_with_check() {
+  debounce_->stop();
+  run_report_->setPlainText(tr("compiling and running..."));
+  if (auto* dock = qobject_cast<QDockWidget*>(run_report_->parentWidget())) dock->raise();
+  submit(true);
+}
+
+void MainWindow::submit(bool run) {
+  CompileJob job;
+  job.file_name = QFileInfo(path_.isEmpty() ? tr("untitled.tc") : path_).fileName().toStdString();
+  job.text = editor_->text().toStdString();
+  job.entry = entry_->currentText().toStdString();
+  job.sizes = sizes_->overrides();
+  job.preset = options_->preset();
+  job.options_json = options_->custom_json();
+  job.run = run;
+  service_->submit(std::move(job));
+  timings_label_->setText(tr("compiling..."));
+}
+
+bool MainWindow::idle() const { return !debounce_->isActive() && !service_->busy(); }
+
+QString MainWindow::status_text() const { return timings_label_->text() + " | " + problems_label_->text(); }
+
+bool MainWindow::outcome_matches_editor() const {
+  return outcome_ && outcome_->checked && editor_->text().toStdString() == outcome_->checked->file.text();
+}
+
+void MainWindow::show_outcome(std::shared_ptr<const CompileOutcome> o) {
+  outcome_ = o;
+  const CheckedFile& checked = *o->checked;
+  // Diagnostics: only when they describe the text on screen (ranges would be off otherwise).
+  if (outcome_matches_editor()) {
+    editor_->show_diagnostics(checked.diagnostics);
+    model_->set_diagnostics(checked.file, checked.diagnostics);
+    problems_->resizeColumnToContents(DiagnosticsModel::SeverityColumn);
+    problems_->resizeColumnToContents(DiagnosticsModel::LineColumnColumn);
+  }
+  int errors = 0, warnings = 0;
+  for (const Diagnostic& d : checked.diagnostics) {
+    if (d.severity == Severity::Error) ++errors;
+    if (d.severity == Severity::Warning) ++warnings;
+  }
+  problems_label_->setText(errors || warnings ? tr("%1 error(s), %2 warning(s)").arg(errors).arg(warnings)
+                                              : tr("no problems"));
+
+  // Entry selector: the defs of the file, keeping the selection.
+  QStringList defs;
+  for (const SemaDef& d : checked.defs) defs << QString::fromStdString(d.name);
+  QStringList have;
+  for (int i = 0; i < entry_->count(); ++i) have << entry_->itemText(i);
+  if (defs != have) {
+    QSignalBlocker block(entry_);
+    QString keep = entry_->currentText();
+    entry_->clear();
+    entry_->addItems(defs);
+    if (defs.contains(keep)) entry_->setCurrentText(keep);
+  }
+  if (const SemaDef* def = o->def()) {
+    if (entry_->currentText() != QString::fromStdString(def->name)) {
+      QSignalBlocker block(entry_);
+      entry_->setCurrentText(QString::fromStdString(def->name));
+    }
+    sizes_->set_parameters(def->size_params, o->header_sizes, o->shapes ? o->shapes->sizes : SizeMap{});
+  }
+  editor_->set_shapes(o->entry, o->shapes ? &*o->shapes : nullptr);
+
+  if (!o->options_json.empty()) options_->show_used(o->options_json);
+  if (o->error.rfind("options: ", 0) == 0) options_->show_error(QString::fromStdString(o->error.substr(9)));
+
+  // Code: the C text and schedules first, LLVM IR and assembly with the final result.
+  if (o->result) {
+    const CompileResult& r = *o->result;
+    links_ = CodeLinks(r.lowering.nest);
+    panes_[CPane]->set_code(r.c);
+    if (!r.lowering.passes.empty())
+      panes_[SchedulePane]->set_code(schedule_tree_text(r.lowering.passes.back().tree, r.lowering.nest));
+    if (o->final) {
+      panes_[LlvmPane]->set_code(r.llvm_ir);
+      panes_[AsmPane]->set_code(r.assembly);
+    } else {
+      for (Pane p : {LlvmPane, AsmPane})
+        if (panes_[p]->code().text.empty()) panes_[p]->set_placeholder(tr("compiling..."));
+    }
+    int current = pass_list_->currentIndex().isValid()
+                      ? pass_filter_->mapToSource(pass_list_->currentIndex()).row()
+                      : int(r.lowering.passes.size()) - 1;
+    pass_model_->set_passes(r.lowering.passes);
+    QModelIndex idx = pass_filter_->mapFromSource(pass_model_->index(std::min(current, pass_model_->rowCount() - 1)));
+    if (idx.isValid()) pass_list_->setCurrentIndex(idx);
+    show_pass(pass_list_->currentIndex());
+    diff_->set_current(*o);
+    link_from_editor();
+  } else if (o->final && !o->error.empty() && o->error != "the source has errors" && o->error.rfind("options: ", 0)) {
+    // Sizes the kernel cannot take: say so. (Source and option errors keep the last good
+    // code; their squiggles and the options panel already say what is wrong.)
+    QString why = QString::fromStdString(o->error);
+    for (CodeView* v : panes_) v->set_placeholder(tr("// no code: %1").arg(why));
+  }
+
+  if (o->run_requested && o->final) {
+    if (o->run) {
+      const RunReport& rr = *o->run;
+      QString text = tr("%1  median %2 ms over %3 runs, %4 GFLOP/s, %5 thread(s)\nworst error %6\n")
+                         .arg(rr.ok ? tr("check passed") : tr("CHECK FAILED"))
+                         .arg(rr.median_ms, 0, 'g', 4)
+                         .arg(rr.repeats)
+                         .arg(rr.gflops, 0, 'f', 2)
+                         .arg(rr.threads)
+                         .arg(rr.worst_error, 0, 'g', 3);
+      for (const std::string& l : rr.lines) text += QString::fromStdString(l) + "\n";
+      run_report_->setPlainText(text);
+    } else {
+      run_report_->setPlainText(tr("run failed: %1").arg(QString::fromStdString(o->error)));
+    }
+  }
+
+  // Status bar: the phase timings of this result.
+  QStringList phases;
+  double total = 0;
+  for (const PhaseTime& t : o->timings) {
+    phases << QStringLiteral("%1 %2").arg(QString::fromStdString(t.phase)).arg(t.milliseconds, 0, 'f', 1);
+    total += t.milliseconds;
+  }
+  QString state = o->final ? QString() : tr(" · LLVM compiling...");
+  QString error = o->error.empty() || o->error == "the source has errors" ? QString()
+                                                                           : tr(" · %1").arg(QString::fromStdString(o->error));
+  timings_label_->setText(tr("%1 ms: %2%3%4").arg(total, 0, 'f', 1).arg(phases.join(QStringLiteral(" · ")), state, error));
+  emit outcome_shown(o->final);
+}
+
+void MainWindow::show_pass(const QModelIndex& index) {
+  if (!index.isValid() || !outcome_ || !outcome_->result) return;
+  const PassSnapshot* p = pass_model_->pass(pass_filter_->mapToSource(index).row());
+  if (p) pass_tree_->set_code(schedule_tree_text(p->tree, outcome_->result->lowering.nest));
+}
+
+// ---------------------------------------------------------------- links
+
+void MainWindow::link_from_editor() {
+  if (linking_ || !outcome_matches_editor() || !outcome_->result) return;
+  const SymbolIndex& symbols = editor_->symbols();
+  uint32_t caret = editor_->caret_offset();
+  int def = symbols.def_at(caret);
+  int stmt = def == outcome_->entry ? symbols.stmt_at(def, caret) : -1;
+  editor_->show_linked({});
+  mark_statements(stmt >= 0 ? std::set<int>{stmt} : std::set<int>{});
+}
+
+void MainWindow::link_from_line(const LineOrigin& origin) {
+  if (!outcome_matches_editor() || !outcome_->def()) return;
+  std::set<int> stmts = links_.source_statements(origin);
+  std::vector<SourceRange> ranges;
+  for (int s : stmts) ranges.push_back(outcome_->def()->stmts[size_t(s)].ast->range);
+  linking_ = true;
+  editor_->show_linked(ranges);
+  linking_ = false;
+  mark_statements(stmts);
+}
+
+void MainWindow::mark_statements(const std::set<int>& source_stmts) {
+  auto pred = [&](const LineOrigin& o) {
+    for (int s : source_stmts)
+      if (links_.generated_by(o, s)) return true;
+    return false;
+  };
+  for (CodeView* v : panes_) v->mark_lines(pred);
+  pass_tree_->mark_lines(pred);
+}
+
+void MainWindow::jump_to_problem(const QModelIndex& index) {
+  if (!index.isValid()) return;
+  const Diagnostic& d = model_->diagnostic(index.row());
+  editor_->select_bytes(d.range.begin, std::max(d.range.end, d.range.begin + 1));
+}
+
+// ---------------------------------------------------------------- documents
 
 bool MainWindow::open_file(const QString& path) {
   QFile f(path);
@@ -57,41 +482,143 @@ bool MainWindow::open_file(const QString& path) {
     QMessageBox::warning(this, tr("Open"), tr("Cannot open %1: %2").arg(path, f.errorString()));
     return false;
   }
-  set_source(path, QString::fromUtf8(f.readAll()));
+  set_source(QFileInfo(path).absoluteFilePath(), QString::fromUtf8(f.readAll()));
+  add_recent(path_);
   return true;
 }
 
 void MainWindow::set_source(const QString& name, const QString& text) {
-  name_ = name;
-  setWindowTitle(tr("%1 — TC Studio").arg(QFileInfo(name).fileName()));
-  editor_->setText(text);  // triggers recheck()
+  path_ = name;
+  sizes_->clear_overrides();
+  {
+    QSignalBlocker block(entry_);
+    entry_->clear();
+  }
+  editor_->setText(text);
+  editor_->setModified(false);
+  editor_->SendScintilla(QsciScintilla::SCI_EMPTYUNDOBUFFER);
+  update_title();
+  compile_now();
 }
 
-void MainWindow::recheck() {
-  QByteArray utf8 = editor_->text().toUtf8();
-  auto checked = check_source(QFileInfo(name_).fileName().toStdString(), utf8.toStdString());
-  editor_->show_diagnostics(checked->diagnostics);
-  int errors = 0, warnings = 0;
-  for (const Diagnostic& d : checked->diagnostics) (d.severity == Severity::Error ? errors : warnings) += 1;
-  model_->set_diagnostics(checked->file, checked->diagnostics);
-  problems_->resizeColumnToContents(DiagnosticsModel::SeverityColumn);
-  problems_->resizeColumnToContents(DiagnosticsModel::LineColumnColumn);
-  QString defs;
-  for (const SemaDef& d : checked->defs) defs += (defs.isEmpty() ? "" : ", ") + QString::fromStdString(d.name);
-  status_->setText(errors || warnings ? tr("%1 error(s), %2 warning(s)").arg(errors).arg(warnings)
-                                      : tr("no problems · defs: %1").arg(defs));
+void MainWindow::new_file() {
+  if (!maybe_save()) return;
+  set_source({}, QStringLiteral("# sizes: N=16\n\ndef kernel(float(N) A) -> (B) {\n    B(i) = A(i)\n}\n"));
 }
 
 void MainWindow::open_dialog() {
-  QString path = QFileDialog::getOpenFileName(this, tr("Open comprehension"), QFileInfo(name_).absolutePath(),
+  if (!maybe_save()) return;
+  QString dir = path_.isEmpty() ? QSettings().value(QStringLiteral("lastDir"), examples_dir_).toString()
+                                : QFileInfo(path_).absolutePath();
+  QString path = QFileDialog::getOpenFileName(this, tr("Open comprehension"), dir,
                                               tr("Tensor comprehensions (*.tc);;All files (*)"));
-  if (!path.isEmpty()) open_file(path);
+  if (path.isEmpty()) return;
+  QSettings().setValue(QStringLiteral("lastDir"), QFileInfo(path).absolutePath());
+  open_file(path);
 }
 
-void MainWindow::jump_to_problem(const QModelIndex& index) {
-  if (!index.isValid()) return;
-  const Diagnostic& d = model_->diagnostic(index.row());
-  editor_->select_bytes(d.range.begin, std::max(d.range.end, d.range.begin + 1));
+bool MainWindow::save_to(const QString& path) {
+  // QSaveFile writes a temporary and renames it: a failed save never truncates the file.
+  QSaveFile f(path);
+  if (!f.open(QIODevice::WriteOnly) || f.write(editor_->text().toUtf8()) < 0 || !f.commit()) {
+    QMessageBox::warning(this, tr("Save"), tr("Cannot save %1: %2").arg(path, f.errorString()));
+    return false;
+  }
+  path_ = QFileInfo(path).absoluteFilePath();
+  editor_->setModified(false);
+  add_recent(path_);
+  update_title();
+  return true;
+}
+
+bool MainWindow::save() { return path_.isEmpty() ? save_as() : save_to(path_); }
+
+bool MainWindow::save_as() {
+  QString path = QFileDialog::getSaveFileName(this, tr("Save comprehension"), path_.isEmpty() ? QString() : path_,
+                                              tr("Tensor comprehensions (*.tc)"));
+  return !path.isEmpty() && save_to(path);
+}
+
+// Unsaved changes are never dropped silently: ask, and stay put on Cancel.
+bool MainWindow::maybe_save() {
+  if (!editor_->isModified()) return true;
+  auto answer = QMessageBox::warning(
+      this, tr("Unsaved changes"),
+      tr("%1 has unsaved changes. Save them?").arg(path_.isEmpty() ? tr("The new file") : QFileInfo(path_).fileName()),
+      QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+  if (answer == QMessageBox::Save) return save();
+  return answer == QMessageBox::Discard;
+}
+
+void MainWindow::add_recent(const QString& path) {
+  if (path.isEmpty()) return;
+  QSettings s;
+  QStringList recent = s.value(QStringLiteral("recentFiles")).toStringList();
+  recent.removeAll(path);
+  recent.prepend(path);
+  while (recent.size() > kMaxRecent) recent.removeLast();
+  s.setValue(QStringLiteral("recentFiles"), recent);
+  rebuild_recent_menu();
+}
+
+void MainWindow::rebuild_recent_menu() {
+  recent_menu_->clear();
+  for (const QString& path : QSettings().value(QStringLiteral("recentFiles")).toStringList()) {
+    recent_menu_->addAction(QFileInfo(path).fileName() + "  —  " + QFileInfo(path).absolutePath(), this, [this, path] {
+      if (maybe_save()) open_file(path);
+    });
+  }
+  recent_menu_->setEnabled(!recent_menu_->isEmpty());
+}
+
+void MainWindow::update_title() {
+  QString name = path_.isEmpty() ? tr("untitled.tc") : QFileInfo(path_).fileName();
+  setWindowTitle(tr("%1[*] — TC Studio").arg(name));
+  setWindowModified(editor_->isModified());
+}
+
+void MainWindow::show_reference() {
+  auto* dialog = new QDialog(this);
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  dialog->setWindowTitle(tr("The comprehension language"));
+  auto* browser = new QTextBrowser(dialog);
+  QFile f(QStringLiteral(":/reference/LANGUAGE.md"));
+  browser->setMarkdown(f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll())
+                                                   : tr("The language reference is missing from this build."));
+  auto* l = new QVBoxLayout(dialog);
+  l->addWidget(browser);
+  dialog->resize(820, 700);
+  dialog->show();
+}
+
+// ---------------------------------------------------------------- settings
+
+void MainWindow::restore_settings() {
+  QSettings s;
+  restoreGeometry(s.value(QStringLiteral("geometry")).toByteArray());
+  restoreState(s.value(QStringLiteral("windowState")).toByteArray());
+  set_dark(s.value(QStringLiteral("darkTheme"), false).toBool());
+  for (const char* name : {"hideComments", "hideDirectives"})
+    if (auto* a = findChild<QAction*>(QString::fromLatin1(name))) a->setChecked(s.value(QString::fromLatin1(name), false).toBool());
+  rebuild_recent_menu();
+}
+
+void MainWindow::save_settings() {
+  QSettings s;
+  s.setValue(QStringLiteral("geometry"), saveGeometry());
+  s.setValue(QStringLiteral("windowState"), saveState());
+  s.setValue(QStringLiteral("darkTheme"), dark_action_->isChecked());
+  for (const char* name : {"hideComments", "hideDirectives"})
+    if (auto* a = findChild<QAction*>(QString::fromLatin1(name))) s.setValue(QString::fromLatin1(name), a->isChecked());
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  if (!maybe_save()) {
+    event->ignore();
+    return;
+  }
+  save_settings();
+  event->accept();
 }
 
 }  // namespace tcs

@@ -1,39 +1,130 @@
 #pragma once
-// The main window: the editor in the middle, the Problems list below it. Each edit
-// re-checks the source (the front end takes well under a millisecond per kernel; the
-// background compile service arrives with the code views).
+// The IDE's window: the comprehension editor in the middle; docks for problems, the code
+// panes (C, LLVM IR, assembly, schedule tree), the kernel's entry, sizes and options, the
+// pass list, the diff of two option sets and the run report. Every edit goes to the
+// compile service (debounced); results come back as plain data and fill the docks.
 #include <QMainWindow>
+#include <array>
+#include <memory>
 
+#include "CodeLinks.h"
+
+class QComboBox;
 class QLabel;
+class QListView;
+class QPlainTextEdit;
+class QTabWidget;
 class QTableView;
+class QTimer;
 
 namespace tcs {
 
+class ChangedPassFilter;
+class CodeView;
+class CompileService;
 class DiagnosticsModel;
+class DiffPanel;
+class FindBar;
+class OptionsPanel;
+class PassListModel;
+class SizesModel;
 class SourceEditor;
+struct CompileOutcome;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
  public:
-  explicit MainWindow(QWidget* parent = nullptr);
+  enum Pane { CPane, LlvmPane, AsmPane, SchedulePane, PaneCount };
+
+  explicit MainWindow(QString examples_dir = {}, QWidget* parent = nullptr);
+  ~MainWindow() override;
 
   bool open_file(const QString& path);
   void set_source(const QString& name, const QString& text);
+  bool save_to(const QString& path);
+  void compile_now();
+  void run_with_check();
+  void set_dark(bool dark);
 
   SourceEditor* editor() const { return editor_; }
   DiagnosticsModel* diagnostics() const { return model_; }
   QTableView* problems_view() const { return problems_; }
+  CodeView* code_view(Pane p) const { return panes_[size_t(p)]; }
+  CodeView* pass_tree_view() const { return pass_tree_; }
+  SizesModel* sizes() const { return sizes_; }
+  PassListModel* passes() const { return pass_model_; }
+  ChangedPassFilter* pass_filter() const { return pass_filter_; }
+  QListView* pass_list() const { return pass_list_; }
+  OptionsPanel* options() const { return options_; }
+  DiffPanel* diff() const { return diff_; }
+  QComboBox* entry_box() const { return entry_; }
+  QPlainTextEdit* run_report() const { return run_report_; }
+  FindBar* find_bar() const { return find_bar_; }
+  CompileService* service() const { return service_; }
+  // The newest result shown (null before the first one).
+  const CompileOutcome* outcome() const { return outcome_.get(); }
+  // True once the newest submitted job has delivered its final result.
+  bool idle() const;
+  QString status_text() const;
+
+ signals:
+  void outcome_shown(bool final);
+
+ protected:
+  void closeEvent(QCloseEvent* event) override;
 
  private:
-  void recheck();
-  void open_dialog();
+  void build_docks();
+  void build_menus();
+  void schedule_compile();
+  void submit(bool run);
+  void show_outcome(std::shared_ptr<const CompileOutcome> outcome);
+  void show_pass(const QModelIndex& index);
+  void link_from_editor();
+  void link_from_line(const LineOrigin& origin);
+  void mark_statements(const std::set<int>& source_stmts);
+  bool outcome_matches_editor() const;
   void jump_to_problem(const QModelIndex& index);
+  void new_file();
+  void open_dialog();
+  bool save();
+  bool save_as();
+  bool maybe_save();
+  void add_recent(const QString& path);
+  void rebuild_recent_menu();
+  void show_reference();
+  void update_title();
+  void restore_settings();
+  void save_settings();
 
+  QString examples_dir_;
+  QString path_;  // empty: untitled
   SourceEditor* editor_;
+  FindBar* find_bar_;
   DiagnosticsModel* model_;
   QTableView* problems_;
-  QLabel* status_;
-  QString name_;
+  CompileService* service_;
+  QTimer* debounce_;
+  QComboBox* entry_;
+  SizesModel* sizes_;
+  QTableView* sizes_view_;
+  OptionsPanel* options_;
+  std::array<CodeView*, PaneCount> panes_{};
+  QTabWidget* code_tabs_;
+  PassListModel* pass_model_;
+  ChangedPassFilter* pass_filter_;
+  QListView* pass_list_;
+  CodeView* pass_tree_;
+  DiffPanel* diff_;
+  QPlainTextEdit* run_report_;
+  QLabel* problems_label_;
+  QLabel* timings_label_;
+  QMenu* recent_menu_ = nullptr;
+  QMenu* view_menu_ = nullptr;
+  QAction* dark_action_ = nullptr;
+  std::shared_ptr<const CompileOutcome> outcome_;
+  CodeLinks links_;
+  bool linking_ = false;
 };
 
 }  // namespace tcs

@@ -1,29 +1,68 @@
 #include "SourceEditor.h"
 
 #include <QFontDatabase>
+#include <QToolTip>
+
+#include "SymbolIndex.h"
+#include "TcLexer.h"
+#include "Theme.h"
+#include "lang/Builtins.h"
 
 namespace tcs {
 
 SourceEditor::SourceEditor(QWidget* parent) : QsciScintilla(parent) {
-  QFont mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);
-  setFont(mono);
-  setMarginsFont(mono);
   setUtf8(true);
+  lexer_ = new TcLexer(this);
+  setLexer(lexer_);
+  QFont mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);
+  setMarginsFont(mono);
   setMarginType(0, NumberMargin);
   setMarginWidth(0, QStringLiteral("0000"));
   setMarginLineNumbers(0, true);
+  setFolding(BoxedTreeFoldStyle, 2);
   setCaretLineVisible(true);
-  setCaretLineBackgroundColor(QColor(0xf4, 0xf6, 0xfa));
   setBraceMatching(SloppyBraceMatch);
   setIndentationsUseTabs(false);
   setTabWidth(4);
+  setAutoIndent(true);
+  setAutoCompletionSource(AcsNone);  // our own lists, from the checked program
+  SendScintilla(SCI_AUTOCSETIGNORECASE, 1L);
+  SendScintilla(SCI_AUTOCSETORDER, long(SC_ORDER_PERFORMSORT));
+  SendScintilla(SCI_SETMOUSEDWELLTIME, 400L);
   indicatorDefine(SquiggleIndicator, kErrorIndicator);
-  setIndicatorForegroundColor(QColor(0xd0, 0x20, 0x20), kErrorIndicator);
   indicatorDefine(SquiggleIndicator, kWarningIndicator);
-  setIndicatorForegroundColor(QColor(0xe0, 0x90, 0x10), kWarningIndicator);
+  indicatorDefine(StraightBoxIndicator, kLinkedIndicator);
+  SendScintilla(SCI_INDICSETALPHA, kLinkedIndicator, 90L);
+  SendScintilla(SCI_INDICSETUNDER, kLinkedIndicator, 1L);
+  set_dark(false);
+  connect(this, &QsciScintillaBase::SCN_CHARADDED, this, &SourceEditor::char_added);
+  connect(this, &QsciScintillaBase::SCN_DWELLSTART, this, &SourceEditor::dwell);
+  connect(this, &QsciScintillaBase::SCN_DWELLEND, this, [] { QToolTip::hideText(); });
 }
 
+void SourceEditor::set_dark(bool dark) {
+  const Palette& p = tcs::palette(dark);
+  lexer_->set_dark(dark);
+  setMarginsBackgroundColor(p.margin);
+  setMarginsForegroundColor(p.margin_text);
+  setFoldMarginColors(p.margin, p.margin);
+  setCaretLineBackgroundColor(p.caret_line);
+  setCaretForegroundColor(p.text);
+  setSelectionBackgroundColor(p.selection);
+  setMatchedBraceBackgroundColor(p.selection);
+  setMatchedBraceForegroundColor(p.text);
+  setIndicatorForegroundColor(p.invalid, kErrorIndicator);
+  setIndicatorForegroundColor(QColor(0xe0, 0x90, 0x10), kWarningIndicator);
+  setIndicatorForegroundColor(p.linked_statement, kLinkedIndicator);
+  recolor();
+}
+
+const SymbolIndex& SourceEditor::symbols() { return lexer_->index(); }
+
+uint32_t SourceEditor::caret_offset() const { return uint32_t(SendScintilla(SCI_GETCURRENTPOS)); }
+
 void SourceEditor::show_diagnostics(const std::vector<Diagnostic>& diagnostics) {
+  diagnostics_ = diagnostics;
   long length = SendScintilla(SCI_GETLENGTH);
   for (int ind : {kErrorIndicator, kWarningIndicator}) {
     SendScintilla(SCI_SETINDICATORCURRENT, ind);
@@ -39,10 +78,122 @@ void SourceEditor::show_diagnostics(const std::vector<Diagnostic>& diagnostics) 
   }
 }
 
+void SourceEditor::show_linked(const std::vector<SourceRange>& ranges) {
+  long length = SendScintilla(SCI_GETLENGTH);
+  SendScintilla(SCI_SETINDICATORCURRENT, kLinkedIndicator);
+  SendScintilla(SCI_INDICATORCLEARRANGE, 0, length);
+  for (const SourceRange& r : ranges) {
+    long begin = std::min<long>(r.begin, length), end = std::min<long>(r.end, length);
+    if (end > begin) SendScintilla(SCI_INDICATORFILLRANGE, begin, end - begin);
+  }
+  if (!ranges.empty()) ensureLineVisible(int(SendScintilla(SCI_LINEFROMPOSITION, long(ranges.front().begin))));
+}
+
+void SourceEditor::set_shapes(int def, const DefShapes* shapes) {
+  shapes_def_ = def;
+  shapes_ = shapes;
+}
+
 void SourceEditor::select_bytes(uint32_t begin, uint32_t end) {
   SendScintilla(SCI_SETSEL, long(begin), long(end));
   SendScintilla(SCI_SCROLLCARET);
   setFocus();
+}
+
+QString SourceEditor::word_before_caret() const {
+  long pos = SendScintilla(SCI_GETCURRENTPOS);
+  long start = SendScintilla(SCI_WORDSTARTPOSITION, pos, 1L);
+  QByteArray bytes(int(pos - start), '\0');
+  if (pos > start) SendScintilla(SCI_GETTEXTRANGE, start, pos, bytes.data());
+  return QString::fromUtf8(bytes);
+}
+
+QStringList SourceEditor::completion_words() {
+  QString prefix = word_before_caret();
+  QStringList out;
+  for (const std::string& w : symbols().completions(caret_offset())) {
+    QString q = QString::fromStdString(w);
+    if (q.startsWith(prefix, Qt::CaseInsensitive) && q != prefix) out << q;
+  }
+  return out;
+}
+
+void SourceEditor::show_completions() {
+  QStringList words = completion_words();
+  if (words.isEmpty()) return;
+  QByteArray list = words.join(' ').toUtf8();
+  SendScintilla(SCI_AUTOCSHOW, long(word_before_caret().toUtf8().size()), list.constData());
+}
+
+void SourceEditor::char_added(int ch) {
+  if (ch == '(') {
+    // A call tip for a builtin: its name and arity.
+    long pos = SendScintilla(SCI_GETCURRENTPOS) - 1;
+    long start = SendScintilla(SCI_WORDSTARTPOSITION, pos, 1L);
+    QByteArray name(int(pos - start), '\0');
+    if (pos > start) SendScintilla(SCI_GETTEXTRANGE, start, pos, name.data());
+    if (const Builtin* b = builtin_find(name.toStdString())) {
+      QString args;
+      for (int i = 0; i < b->arity; ++i) args += QString(i ? ", x%1" : "x%1").arg(i + 1);
+      QByteArray tip = QStringLiteral("%1(%2) — builtin, %3 argument(s), computed in the argument type")
+                           .arg(QString::fromUtf8(name), args)
+                           .arg(b->arity)
+                           .toUtf8();
+      SendScintilla(SCI_CALLTIPSHOW, pos, tip.constData());
+    }
+    return;
+  }
+  if (ch == ')') SendScintilla(SCI_CALLTIPCANCEL);
+  if ((QChar(ch).isLetterOrNumber() || ch == '_') && word_before_caret().size() >= 2 &&
+      !SendScintilla(SCI_AUTOCACTIVE))
+    show_completions();
+}
+
+QString SourceEditor::hover_text(uint32_t offset) {
+  QStringList parts;
+  for (const Diagnostic& d : diagnostics_) {
+    if (d.severity == Severity::Note) continue;
+    uint32_t end = std::max(d.range.end, d.range.begin + 1);
+    if (offset >= d.range.begin && offset < end)
+      parts << (d.severity == Severity::Error ? tr("error: ") : tr("warning: ")) + QString::fromStdString(d.message);
+  }
+  std::string what = symbols().describe(offset, shapes_, shapes_def_);
+  if (!what.empty()) parts << QString::fromStdString(what);
+  return parts.join('\n');
+}
+
+void SourceEditor::dwell(int position, int x, int y) {
+  if (position < 0) return;
+  QString text = hover_text(uint32_t(position));
+  if (!text.isEmpty()) QToolTip::showText(viewport()->mapToGlobal(QPoint(x, y + 10)), text, viewport());
+}
+
+// Adds "# " to every selected line, or removes it when every line already has it.
+void SourceEditor::toggle_comment() {
+  int l0, c0, l1, c1;
+  getSelection(&l0, &c0, &l1, &c1);
+  if (l0 < 0) {
+    getCursorPosition(&l0, &c0);
+    l1 = l0;
+    c1 = c0;
+  }
+  if (l1 > l0 && c1 == 0) --l1;
+  bool all = true;
+  for (int l = l0; l <= l1; ++l) all &= text(l).trimmed().startsWith('#') || text(l).trimmed().isEmpty();
+  beginUndoAction();
+  for (int l = l0; l <= l1; ++l) {
+    QString t = text(l);
+    if (t.trimmed().isEmpty()) continue;
+    int indent = int(t.indexOf(t.trimmed()));  // columns count characters, and indents are ASCII
+    if (all) {
+      int n = t.mid(indent).startsWith(QStringLiteral("# ")) ? 2 : 1;
+      setSelection(l, indent, l, indent + n);
+      removeSelectedText();
+    } else {
+      insertAt(QStringLiteral("# "), l, indent);
+    }
+  }
+  endUndoAction();
 }
 
 }  // namespace tcs

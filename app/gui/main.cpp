@@ -58,7 +58,7 @@ int main(int argc, char** argv) {
   QString file = parser.positionalArguments().value(0);
   if (file.isEmpty()) file = examples_dir() + QStringLiteral("/matmul.tc");
 
-  tcs::MainWindow window;
+  tcs::MainWindow window(examples_dir());
   if (!window.open_file(file)) return 1;
   window.show();
   return app.exec();

@@ -22,14 +22,16 @@ std::string_view schedule_node_kind_name(ScheduleNode::Kind k) {
 
 namespace {
 
-void print(const ScheduleNode& n, int depth, std::string& out) {
+void print(const ScheduleNode& n, int depth, std::string& out, std::vector<ScheduleLine>* lines) {
   if (n.kind == ScheduleNode::Kind::Leaf) return;
+  if (lines) lines->push_back({&n, -1});
   out += std::string(size_t(depth) * 2, ' ');
   out += schedule_node_kind_name(n.kind);
   if (n.kind == ScheduleNode::Kind::Band) {
     out += " " + n.role;
     for (size_t i = 0; i < n.members.size(); ++i) {
       const BandMember& m = n.members[i];
+      if (lines) lines->push_back({&n, int(i)});
       out += "\n" + std::string(size_t(depth) * 2 + 2, ' ') + "L" + std::to_string(m.loop_id) + ": " + m.schedule;
       std::string flags;
       if (m.coincident) flags += " coincident";
@@ -44,14 +46,14 @@ void print(const ScheduleNode& n, int depth, std::string& out) {
     out += " " + n.text;
   }
   out += "\n";
-  for (const ScheduleNode& c : n.children) print(c, depth + 1, out);
+  for (const ScheduleNode& c : n.children) print(c, depth + 1, out, lines);
 }
 
 }  // namespace
 
-std::string schedule_tree_to_string(const ScheduleNode& root) {
+std::string schedule_tree_to_string(const ScheduleNode& root, std::vector<ScheduleLine>* lines) {
   std::string out;
-  print(root, 0, out);
+  print(root, 0, out, lines);
   return out;
 }
 

@@ -51,8 +51,15 @@ struct ScheduleNode {
 };
 
 std::string_view schedule_node_kind_name(ScheduleNode::Kind k);
-// Indented text, one node per line ("band L3,L4 [permutable] coincident=1,1 ...").
-std::string schedule_tree_to_string(const ScheduleNode& root);
+// One line of the printed tree: a node, or one member of a band (member >= 0).
+struct ScheduleLine {
+  const ScheduleNode* node = nullptr;
+  int member = -1;
+};
+
+// Indented text: a line per node and one more per band member ("L3: ..." with its flags).
+// `lines`, when given, receives what each printed line shows, for the IDE's line links.
+std::string schedule_tree_to_string(const ScheduleNode& root, std::vector<ScheduleLine>* lines = nullptr);
 
 struct PassSnapshot {
   std::string pass;       // "schedule", "tile", ...

@@ -1,0 +1,117 @@
+#include "CodeView.h"
+
+#include <QFontDatabase>
+
+#include "Theme.h"
+
+namespace tcs {
+
+CodeView::CodeView(CodeLanguage language, QWidget* parent) : QsciScintilla(parent), lang_(language) {
+  lexer_ = new CodeLexer(language, this);
+  setLexer(lexer_);
+  setReadOnly(true);
+  setUtf8(true);
+  QFont mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);
+  setMarginsFont(mono);
+  setMarginType(0, NumberMargin);
+  setMarginWidth(0, QStringLiteral("00000"));
+  setMarginLineNumbers(0, true);
+  setCaretLineVisible(true);
+  setWrapMode(WrapNone);
+  markerDefine(Background, kLinkedMarker);
+  set_dark(false);
+  connect(this, &QsciScintilla::cursorPositionChanged, this, [this](int line, int) {
+    if (filling_) return;
+    LineOrigin o = origin_of_line(line);
+    if (o.loop_id >= 0 || o.stmt >= 0) emit line_selected(o);
+  });
+}
+
+void CodeView::set_dark(bool dark) {
+  const Palette& p = tcs::palette(dark);
+  lexer_->set_dark(dark);
+  setMarginsBackgroundColor(p.margin);
+  setMarginsForegroundColor(p.margin_text);
+  setCaretLineBackgroundColor(p.caret_line);
+  setCaretForegroundColor(p.text);
+  setSelectionBackgroundColor(p.selection);
+  setMarkerBackgroundColor(p.linked_line, kLinkedMarker);
+}
+
+void CodeView::set_code(const GeneratedText& code) {
+  code_ = code;
+  refill();
+}
+
+void CodeView::set_placeholder(const QString& message) {
+  code_ = GeneratedText{};
+  filling_ = true;
+  shown_.clear();
+  setText(message);
+  filling_ = false;
+}
+
+void CodeView::set_hide_comments(bool hide) {
+  hide_comments_ = hide;
+  refill();
+}
+
+void CodeView::set_hide_directives(bool hide) {
+  hide_directives_ = hide;
+  refill();
+}
+
+void CodeView::refill() {
+  QString out;
+  shown_.clear();
+  size_t line = 0, pos = 0;
+  const std::string& t = code_.text;
+  while (pos < t.size()) {
+    size_t end = t.find('\n', pos);
+    size_t next = end == std::string::npos ? t.size() : end + 1;
+    QString text = QString::fromUtf8(t.data() + pos, qsizetype(next - pos));
+    LineOrigin o = line < code_.lines.size() ? code_.lines[line] : LineOrigin{};
+    bool hide = (hide_comments_ && code_line_is_comment(lang_, text)) ||
+                (hide_directives_ && code_line_is_directive(lang_, text));
+    if (!hide) {
+      out += text;
+      shown_.push_back(o);
+    }
+    pos = next;
+    ++line;
+  }
+  // Keep the view where it was: regenerated code usually changes a few lines only.
+  int first = firstVisibleLine();
+  filling_ = true;
+  setText(out);
+  setFirstVisibleLine(first);
+  filling_ = false;
+}
+
+int CodeView::mark_lines(const std::function<bool(const LineOrigin&)>& pred) {
+  markerDeleteAll(kLinkedMarker);
+  int count = 0, first = -1;
+  for (size_t l = 0; l < shown_.size(); ++l) {
+    if (!pred(shown_[l])) continue;
+    markerAdd(int(l), kLinkedMarker);
+    if (first < 0) first = int(l);
+    ++count;
+  }
+  if (first >= 0) ensureLineVisible(first);
+  return count;
+}
+
+std::vector<int> CodeView::marked_lines() const {
+  std::vector<int> out;
+  unsigned mask = 1u << kLinkedMarker;
+  for (int l = int(markerFindNext(0, mask)); l >= 0;
+       l = int(markerFindNext(l + 1, mask)))
+    out.push_back(l);
+  return out;
+}
+
+LineOrigin CodeView::origin_of_line(int line) const {
+  return line >= 0 && line < int(shown_.size()) ? shown_[size_t(line)] : LineOrigin{};
+}
+
+}  // namespace tcs

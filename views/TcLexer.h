@@ -1,0 +1,44 @@
+#pragma once
+// Syntax colouring for comprehensions. It styles from the front end's own tokens and
+// checked defs (SymbolIndex), so tensors, size parameters and index variables get their
+// own colours exactly where the compiler sees them, and sets one fold level per `def`.
+#include <Qsci/qscilexercustom.h>
+
+#include <memory>
+#include <string>
+
+#include "SymbolIndex.h"
+
+namespace tcs {
+
+class TcLexer : public QsciLexerCustom {
+  Q_OBJECT
+ public:
+  enum Style {
+    Default = 0, Comment, Keyword, Type, Builtin, Tensor, SizeParam, Index, Number, ReductionOp, Operator,
+    Invalid, StyleCount
+  };
+
+  explicit TcLexer(QObject* parent = nullptr);
+
+  const char* language() const override { return "TensorComprehension"; }
+  const char* lexer() const override { return nullptr; }
+  QString description(int style) const override;
+  QColor defaultColor(int style) const override;
+  QColor defaultPaper(int style) const override;
+  QFont defaultFont(int style) const override;
+  void styleText(int start, int end) override;
+
+  void set_dark(bool dark);
+  // The index of the text last styled (re-built when the text changes).
+  const SymbolIndex& index();
+
+ private:
+  void refresh(const std::string& text);
+
+  bool dark_ = false;
+  std::string text_;
+  std::unique_ptr<SymbolIndex> index_;
+};
+
+}  // namespace tcs
