@@ -17,22 +17,17 @@ isl::union_map lex_lt(const isl::union_map& sched) {
 }  // namespace
 
 void compute_dependences(PolyJob& job) {
+  // Memory-based dependences are pairs of accesses to one element, the source first in
+  // the textual order. Composing the access relations directly is several times faster
+  // than isl's dataflow analysis with may-sources, which gives the same relation.
   isl::union_map order = job.initial.get_map();
-  isl::union_map flow = isl::union_access_info(job.reads)
-                            .set_may_source(job.writes)
-                            .set_schedule_map(order)
-                            .compute_flow()
-                            .get_may_dependence();
-  isl::union_map anti = isl::union_access_info(job.writes)
-                            .set_may_source(job.reads)
-                            .set_schedule_map(order)
-                            .compute_flow()
-                            .get_may_dependence();
-  isl::union_map output = isl::union_access_info(job.writes)
-                              .set_may_source(job.writes)
-                              .set_schedule_map(order)
-                              .compute_flow()
-                              .get_may_dependence();
+  isl::union_map before = lex_lt(order);
+  auto pairs = [&](const isl::union_map& sources, const isl::union_map& sinks) {
+    return sources.apply_range(sinks.reverse()).intersect(before);
+  };
+  isl::union_map flow = pairs(job.writes, job.reads);
+  isl::union_map anti = pairs(job.reads, job.writes);
+  isl::union_map output = pairs(job.writes, job.writes);
 
   // Pairs of instances of one reduction statement that update the same element, in order.
   isl::union_map reduction(job.ctx, "{ }");
@@ -41,7 +36,7 @@ void compute_dependences(PolyJob& job) {
     if (s.is_init || !job.def.stmts[size_t(s.source_stmt)].reduces()) continue;
     isl::union_map w(isl::map(job.ctx, job.info.statements[i].writes[0]));
     isl::union_map same = w.apply_range(w.reverse());
-    reduction = reduction.unite(same.intersect(lex_lt(order)));
+    reduction = reduction.unite(same.intersect(before));
   }
   auto keep_reduction = [&](const isl::union_map& d) { return d.intersect(reduction); };
   job.flow = flow.coalesce();
