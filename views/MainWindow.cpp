@@ -44,7 +44,8 @@ namespace tcs {
 
 namespace {
 
-// Long enough to coalesce a burst of keystrokes, short enough to feel live.
+// Edits closer together than this are coalesced into one compile; the first edit after
+// a quiet spell compiles at once (the newest job cancels an older one anyway).
 constexpr int kDebounceMs = 30;
 constexpr int kMaxRecent = 10;
 
@@ -83,7 +84,11 @@ MainWindow::MainWindow(QString examples_dir, QWidget* parent)
   debounce_ = new QTimer(this);
   debounce_->setSingleShot(true);
   debounce_->setInterval(kDebounceMs);
-  connect(debounce_, &QTimer::timeout, this, [this] { submit(false); });
+  connect(debounce_, &QTimer::timeout, this, [this] {
+    if (!edits_pending_) return;
+    edits_pending_ = false;
+    submit(false);
+  });
   connect(service_, &CompileService::compiled, this, &MainWindow::show_outcome);
 
   build_docks();
@@ -172,6 +177,9 @@ void MainWindow::build_docks() {
   connect(changed_only, &QCheckBox::toggled, pass_filter_, &ChangedPassFilter::set_changed_only);
   connect(pass_list_->selectionModel(), &QItemSelectionModel::currentChanged, this, &MainWindow::show_pass);
   QDockWidget* pass_dock = make_dock(this, tr("Passes"), QStringLiteral("passDock"), passes);
+  connect(pass_dock, &QDockWidget::visibilityChanged, this, [this](bool visible) {
+    if (visible) show_pass(pass_list_->currentIndex());
+  });
 
   diff_ = new DiffPanel(this);
   QDockWidget* diff_dock = make_dock(this, tr("Diff"), QStringLiteral("diffDock"), diff_);
@@ -291,15 +299,21 @@ void MainWindow::set_dark(bool dark) {
 
 // ---------------------------------------------------------------- compiling
 
-void MainWindow::schedule_compile() { debounce_->start(); }
+void MainWindow::schedule_compile() {
+  if (!debounce_->isActive()) submit(false);  // leading edge: no wait after a pause
+  else edits_pending_ = true;                 // trailing edge: when the burst ends
+  debounce_->start();
+}
 
 void MainWindow::compile_now() {
   debounce_->stop();
+  edits_pending_ = false;
   submit(false);
 }
 
 void MainWindow::run_with_check() {
   debounce_->stop();
+  edits_pending_ = false;
   run_report_->setPlainText(tr("compiling and running..."));
   if (auto* dock = qobject_cast<QDockWidget*>(run_report_->parentWidget())) dock->raise();
   submit(true);
@@ -318,7 +332,7 @@ void MainWindow::submit(bool run) {
   timings_label_->setText(tr("compiling..."));
 }
 
-bool MainWindow::idle() const { return !debounce_->isActive() && !service_->busy(); }
+bool MainWindow::idle() const { return !edits_pending_ && !service_->busy(); }
 
 QString MainWindow::status_text() const { return timings_label_->text() + " | " + problems_label_->text(); }
 
@@ -388,7 +402,7 @@ void MainWindow::show_outcome(std::shared_ptr<const CompileOutcome> o) {
     pass_model_->set_passes(r.lowering.passes);
     QModelIndex idx = pass_filter_->mapFromSource(pass_model_->index(std::min(current, pass_model_->rowCount() - 1)));
     if (idx.isValid()) pass_list_->setCurrentIndex(idx);
-    show_pass(pass_list_->currentIndex());
+    if (pass_tree_->isVisible()) show_pass(pass_list_->currentIndex());  // else when its dock is shown
     diff_->set_current(*o);
     link_from_editor();
   } else if (o->final && !o->error.empty() && o->error != "the source has errors" && o->error.rfind("options: ", 0)) {

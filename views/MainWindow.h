@@ -125,6 +125,7 @@ class MainWindow : public QMainWindow {
   std::shared_ptr<const CompileOutcome> outcome_;
   CodeLinks links_;
   bool linking_ = false;
+  bool edits_pending_ = false;  // edits made since the last submitted job
 };
 
 }  // namespace tcs
