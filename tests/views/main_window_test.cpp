@@ -8,6 +8,7 @@
 #include <QLineEdit>
 #include <QListView>
 #include <QPlainTextEdit>
+#include <QSettings>
 #include <QStandardPaths>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -22,6 +23,7 @@
 #include "views/PassListModel.h"
 #include "views/SizesModel.h"
 #include "views/SourceEditor.h"
+#include "views/Theme.h"
 
 using namespace tcs;
 
@@ -61,6 +63,7 @@ class MainWindowTest : public QObject {
     QStandardPaths::setTestModeEnabled(true);  // settings go to a test location
     QCoreApplication::setOrganizationName("TC Studio Tests");
     QCoreApplication::setApplicationName("views_test");
+    QSettings().clear();  // each run starts from a first launch
   }
 
   void break_fix_and_link() {
@@ -256,6 +259,27 @@ class MainWindowTest : public QObject {
     long begin = w.diagnostics()->index(0, 0).data(DiagnosticsModel::RangeBeginRole).toLongLong();
     w.editor()->select_bytes(uint32_t(begin), uint32_t(begin + 2));
     QCOMPARE(w.editor()->selectedText(), QStringLiteral("Bx"));
+  }
+
+  void theme_and_layout_persist_across_sessions() {
+    {
+      MainWindow w(QStringLiteral(TCS_EXAMPLES_DIR));
+      QVERIFY(w.open_file(QStringLiteral(TCS_EXAMPLES_DIR) + "/matmul.tc"));
+      w.resize(1500, 900);
+      w.show();
+      QVERIFY(wait_idle(w));
+      w.set_dark(true);
+      w.findChild<QAction*>("hideComments")->setChecked(true);
+      screenshot(&w, "main_window_dark");
+      QVERIFY(w.close());  // not modified: no prompt; settings are written
+    }
+    MainWindow again(QStringLiteral(TCS_EXAMPLES_DIR));
+    QVERIFY(again.findChild<QAction*>("hideComments")->isChecked());
+    QCOMPARE(again.size(), QSize(1500, 900));
+    QCOMPARE(again.editor()->lexer()->paper(0), palette(true).paper);
+    again.set_dark(false);
+    again.findChild<QAction*>("hideComments")->setChecked(false);
+    QVERIFY(again.close());
   }
 
   void save_keeps_the_text_and_clears_the_modified_mark() {
