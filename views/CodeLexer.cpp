@@ -2,7 +2,6 @@
 
 #include <Qsci/qsciscintilla.h>
 
-#include <QFontDatabase>
 #include <QSet>
 #include <algorithm>
 #include <cctype>
@@ -75,7 +74,7 @@ bool code_line_is_directive(CodeLanguage lang, const QString& line) {
   }
 }
 
-CodeLexer::CodeLexer(CodeLanguage language, QObject* parent) : QsciLexerCustom(parent), lang_(language) {}
+CodeLexer::CodeLexer(CodeLanguage language, QObject* parent) : ThemedLexer(StyleCount, parent), lang_(language) {}
 
 const char* CodeLexer::language() const {
   switch (lang_) {
@@ -96,7 +95,7 @@ QString CodeLexer::description(int style) const {
 }
 
 QColor CodeLexer::defaultColor(int style) const {
-  const Palette& p = tcs::palette(dark_);
+  const Palette& p = tcs::palette(dark());
   switch (Style(style)) {
     case Comment: return p.comment;
     case Keyword: return p.keyword;
@@ -110,24 +109,7 @@ QColor CodeLexer::defaultColor(int style) const {
   }
 }
 
-QColor CodeLexer::defaultPaper(int) const { return tcs::palette(dark_).paper; }
-
-QFont CodeLexer::defaultFont(int style) const {
-  QFont f = QFontDatabase::systemFont(QFontDatabase::FixedFont);
-  if (style == Keyword || style == Label) f.setBold(true);
-  if (style == Comment) f.setItalic(true);
-  return f;
-}
-
-void CodeLexer::set_dark(bool dark) {
-  dark_ = dark;
-  for (int s = 0; s < StyleCount; ++s) {
-    setColor(defaultColor(s), s);
-    setPaper(defaultPaper(s), s);
-  }
-  setDefaultPaper(defaultPaper(0));
-  setDefaultColor(defaultColor(0));
-}
+QFont CodeLexer::defaultFont(int style) const { return code_font(style == Keyword || style == Label, style == Comment); }
 
 // Styles whole lines from the line containing `start`: no state crosses a line.
 void CodeLexer::styleText(int start, int end) {

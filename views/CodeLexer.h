@@ -2,13 +2,13 @@
 // Colouring for the generated texts: C and CUDA C, LLVM IR, x86 assembly (AT&T), PTX and
 // the schedule tree. One small line tokenizer with a table per language; these texts are
 // machine-written, so comments, keywords, numbers and labels are all a reader needs.
-#include <Qsci/qscilexercustom.h>
+#include "ThemedLexer.h"
 
 namespace tcs {
 
 enum class CodeLanguage { C, LlvmIr, Assembly, Ptx, ScheduleTree, Plain };
 
-class CodeLexer : public QsciLexerCustom {
+class CodeLexer : public ThemedLexer {
   Q_OBJECT
  public:
   enum Style { Default = 0, Comment, Keyword, Type, Number, String, Directive, Label, Register, StyleCount };
@@ -18,15 +18,12 @@ class CodeLexer : public QsciLexerCustom {
   const char* language() const override;
   QString description(int style) const override;
   QColor defaultColor(int style) const override;
-  QColor defaultPaper(int style) const override;
   QFont defaultFont(int style) const override;
   void styleText(int start, int end) override;
 
-  void set_dark(bool dark);
 
  private:
   CodeLanguage lang_;
-  bool dark_ = false;
 };
 
 // Whether a line of generated text is a comment or an assembler/preprocessor directive

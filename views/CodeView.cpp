@@ -1,6 +1,7 @@
 #include "CodeView.h"
 
 #include <QFontDatabase>
+#include <algorithm>
 
 #include "Theme.h"
 
@@ -39,6 +40,11 @@ void CodeView::set_dark(bool dark) {
 }
 
 void CodeView::set_code(const GeneratedText& code) {
+  // A job delivers its C and schedule twice (before and after the LLVM phases).
+  auto same = [](const LineOrigin& a, const LineOrigin& b) { return a.loop_id == b.loop_id && a.stmt == b.stmt; };
+  if (!shown_.empty() && code.text == code_.text &&
+      std::equal(code.lines.begin(), code.lines.end(), code_.lines.begin(), code_.lines.end(), same))
+    return;
   code_ = code;
   refill();
 }

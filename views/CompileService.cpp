@@ -182,8 +182,8 @@ void CompileService::execute(const CompileJob& job, const std::atomic<bool>& can
   req.emit_asm = job.emit_asm;
   req.cancel = &cancel;
   req.build_kernel = job.run;
-  if (job.run && kernel_flops(def, *out->shapes) > kMaxCheckedFlops) {
-    out->error = "run with check: " + number(kernel_flops(def, *out->shapes)) +
+  if (double flops = kernel_flops(def, *out->shapes); job.run && flops > kMaxCheckedFlops) {
+    out->error = "run with check: " + number(flops) +
                  " operations are too many for the reference interpreter; lower the sizes";
     out->final = true;
     deliver(out);

@@ -93,13 +93,18 @@ void DiffPanel::refresh() {
     if (lines_[i].kind == DiffLine::Added) view_->markerAdd(int(i), kAddedMarker);
     if (lines_[i].kind == DiffLine::Removed) view_->markerAdd(int(i), kRemovedMarker);
   }
-  QString schedules;
-  if (!pinned_.schedule.empty() && !current_.schedule.empty()) {
-    auto same = schedules_equivalent(pinned_.schedule, current_.schedule);
-    schedules = !same ? tr("schedules not compared: %1").arg(QString::fromStdString(same.error()))
-                : *same ? tr("the schedules are equivalent")
-                        : tr("the schedules differ");
+  if (pinned_.schedule != compared_a_ || current_.schedule != compared_b_) {
+    compared_a_ = pinned_.schedule;
+    compared_b_ = current_.schedule;
+    schedules_verdict_.clear();
+    if (!compared_a_.empty() && !compared_b_.empty()) {
+      auto same = schedules_equivalent(compared_a_, compared_b_);
+      schedules_verdict_ = !same ? tr("schedules not compared: %1").arg(QString::fromStdString(same.error()))
+                           : *same ? tr("the schedules are equivalent")
+                                   : tr("the schedules differ");
+    }
   }
+  const QString& schedules = schedules_verdict_;
   summary_->setText(tr("A → B: %1 lines removed, %2 added; %3%4")
                         .arg(removed)
                         .arg(added)

@@ -41,6 +41,9 @@ class DiffPanel : public QWidget {
   void refresh();
 
   Side pinned_, current_;
+  // isl's verdict for the last pair of schedules compared (each outcome arrives twice).
+  std::string compared_a_, compared_b_;
+  QString schedules_verdict_;
   std::vector<DiffLine> lines_;
   QComboBox* which_;
   QPushButton* pin_;

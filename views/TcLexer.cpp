@@ -2,7 +2,6 @@
 
 #include <Qsci/qsciscintilla.h>
 
-#include <QFontDatabase>
 
 #include "Theme.h"
 
@@ -35,7 +34,7 @@ TcLexer::Style style_of(const ClassifiedToken& t) {
 
 }  // namespace
 
-TcLexer::TcLexer(QObject* parent) : QsciLexerCustom(parent) { index_ = std::make_unique<SymbolIndex>(std::string()); }
+TcLexer::TcLexer(QObject* parent) : ThemedLexer(StyleCount, parent) { index_ = std::make_unique<SymbolIndex>(std::string()); }
 
 QString TcLexer::description(int style) const {
   static const char* names[] = {"Default", "Comment", "Keyword", "Type", "Builtin", "Tensor", "Size parameter",
@@ -44,7 +43,7 @@ QString TcLexer::description(int style) const {
 }
 
 QColor TcLexer::defaultColor(int style) const {
-  const Palette& p = tcs::palette(dark_);
+  const Palette& p = tcs::palette(dark());
   switch (Style(style)) {
     case Comment: return p.comment;
     case Keyword: return p.keyword;
@@ -61,24 +60,7 @@ QColor TcLexer::defaultColor(int style) const {
   }
 }
 
-QColor TcLexer::defaultPaper(int) const { return tcs::palette(dark_).paper; }
-
-QFont TcLexer::defaultFont(int style) const {
-  QFont f = QFontDatabase::systemFont(QFontDatabase::FixedFont);
-  if (style == Keyword || style == ReductionOp || style == Tensor) f.setBold(true);
-  if (style == Comment) f.setItalic(true);
-  return f;
-}
-
-void TcLexer::set_dark(bool dark) {
-  dark_ = dark;
-  for (int s = 0; s < StyleCount; ++s) {
-    setColor(defaultColor(s), s);
-    setPaper(defaultPaper(s), s);
-  }
-  setDefaultPaper(defaultPaper(0));
-  setDefaultColor(defaultColor(0));
-}
+QFont TcLexer::defaultFont(int style) const { return code_font(style == Keyword || style == ReductionOp || style == Tensor, style == Comment); }
 
 void TcLexer::refresh(const std::string& text) {
   if (text == text_ && index_) return;

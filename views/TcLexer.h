@@ -2,7 +2,7 @@
 // Syntax colouring for comprehensions. It styles from the front end's own tokens and
 // checked defs (SymbolIndex), so tensors, size parameters and index variables get their
 // own colours exactly where the compiler sees them, and sets one fold level per `def`.
-#include <Qsci/qscilexercustom.h>
+#include "ThemedLexer.h"
 
 #include <memory>
 #include <string>
@@ -11,7 +11,7 @@
 
 namespace tcs {
 
-class TcLexer : public QsciLexerCustom {
+class TcLexer : public ThemedLexer {
   Q_OBJECT
  public:
   enum Style {
@@ -25,18 +25,15 @@ class TcLexer : public QsciLexerCustom {
   const char* lexer() const override { return nullptr; }
   QString description(int style) const override;
   QColor defaultColor(int style) const override;
-  QColor defaultPaper(int style) const override;
   QFont defaultFont(int style) const override;
   void styleText(int start, int end) override;
 
-  void set_dark(bool dark);
   // The index of the text last styled (re-built when the text changes).
   const SymbolIndex& index();
 
  private:
   void refresh(const std::string& text);
 
-  bool dark_ = false;
   std::string text_;
   std::unique_ptr<SymbolIndex> index_;
 };
