@@ -1,7 +1,5 @@
 #include "BenchCompile.h"
 
-#include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -9,7 +7,7 @@
 
 #include "Compiler.h"
 #include "codegen/CpuKernel.h"
-#include "lang/Frontend.h"
+#include "runtime/Timing.h"
 
 namespace {
 
@@ -29,73 +27,56 @@ std::string read_example(const std::string& name) {
 }  // namespace
 
 BenchDef::BenchDef(const std::string& example, const std::map<std::string, int64_t>& sizes) {
-  std::string text = read_example(example);
-  checked_ = tcs::check_source(example, text);
-  if (checked_->has_errors() || checked_->defs.size() != 1) fail(example + " does not check as one def");
-  def_ = &checked_->defs[0];
-  tcs::SizeMap bound = tcs::sizes_from_header(text);
-  for (const auto& [k, v] : sizes) bound[k] = v;
-  auto shapes = tcs::shapes_evaluate(*def_, bound);
-  if (!shapes) fail(example + ": " + shapes.error());
-  shapes_ = std::make_unique<tcs::DefShapes>(std::move(*shapes));
+  tcs::KernelSpec spec;
+  spec.sizes = tcs::SizeMap(sizes.begin(), sizes.end());
+  auto setup = tcs::kernel_setup(tcs::check_source(example, read_example(example)), spec);
+  if (!setup) fail(example + ": " + setup.error());
+  setup_ = std::make_unique<tcs::KernelSetup>(std::move(*setup));
 }
 
 BenchDef::~BenchDef() = default;
 
-static std::shared_ptr<tcs::CpuKernel> build(const tcs::SemaDef& def, const tcs::DefShapes& shapes, tcs::MappingOptions o) {
-  tcs::CompileRequest req;
-  req.def = &def;
-  req.shapes = &shapes;
-  req.options = std::move(o);
-  req.build_kernel = true;
-  auto r = tcs::compile(req);
-  if (!r) fail("compile of " + def.name + " failed: " + r.error());
-  return r->kernel;
+static std::shared_ptr<tcs::CpuKernel> build(const tcs::KernelSetup& setup, const tcs::OptionsChoice& choice) {
+  auto options = tcs::kernel_options(*setup.def, choice);
+  if (!options) fail(options.error());
+  auto r = tcs::compile_kernel(setup, *options, tcs::CodegenChoice{"cpu", {}, true});
+  if (!r) fail("compile of " + setup.def->name + " failed: " + r.error());
+  return std::dynamic_pointer_cast<tcs::CpuKernel>(r->kernel);
 }
 
 std::shared_ptr<tcs::CpuKernel> BenchDef::compile_preset(const std::string& preset) const {
-  auto o = tcs::mapping_preset(preset, *def_);
-  if (!o) fail(o.error());
-  return build(*def_, *shapes_, *o);
+  return build(*setup_, tcs::OptionsChoice{preset, ""});
 }
 
 std::shared_ptr<tcs::CpuKernel> BenchDef::compile_json(const std::string& json) const {
-  auto o = tcs::mapping_options_from_json(json);
-  if (!o) fail("options " + json + ": " + o.error());
-  return build(*def_, *shapes_, *o);
+  return build(*setup_, tcs::OptionsChoice{"default", json});
 }
 
 std::array<int, 3> BenchDef::order(const std::string& a, const std::string& b, const std::string& c) const {
-  return {def_->find_tensor(a), def_->find_tensor(b), def_->find_tensor(c)};
+  return {setup_->def->find_tensor(a), setup_->def->find_tensor(b), setup_->def->find_tensor(c)};
 }
 
 std::vector<CompileTiming> measure_compile_times(int repeats) {
-  std::string text = read_example("matmul.tc");
-  auto checked = tcs::check_source("matmul.tc", text);
-  const tcs::SemaDef& def = checked->defs[0];
   std::vector<CompileTiming> out;
   for (bool large : {false, true}) {
-    tcs::SizeMap sizes = tcs::sizes_from_header(text);
-    if (large) sizes = {{"M", 1024}, {"N", 1024}, {"K", 1024}};
-    auto shapes = tcs::shapes_evaluate(def, sizes);
-    if (!shapes) fail(shapes.error());
+    tcs::KernelSpec spec;
+    if (large) spec.sizes = {{"M", 1024}, {"N", 1024}, {"K", 1024}};
+    auto setup = tcs::kernel_setup(tcs::check_source("matmul.tc", read_example("matmul.tc")), spec);
+    if (!setup) fail(setup.error());
+    auto options = tcs::kernel_options(*setup->def, {});
+    if (!options) fail(options.error());
     for (bool kernel : {false, true}) {
-      tcs::CompileRequest req;
-      req.def = &def;
-      req.shapes = &*shapes;
-      req.options = *tcs::mapping_preset("default", def);
-      req.build_kernel = kernel;
-      std::vector<double> ms;
-      for (int i = 0; i < repeats + 1; ++i) {  // the first one warms up LLVM
-        auto t0 = std::chrono::steady_clock::now();
-        auto r = tcs::compile(req);
-        if (!r) fail("compile failed: " + r.error());
-        if (i) ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-      }
-      std::sort(ms.begin(), ms.end());
+      tcs::CodegenChoice choice{"cpu", {"c"}, kernel};
+      tcs::TimingPlan plan{.warmup_calls = 1, .min_calls = repeats};  // the warm-up starts LLVM
+      auto timing = tcs::time_calls([&](size_t) -> tcs::Status {
+        auto r = tcs::compile_kernel(*setup, *options, choice);
+        if (!r) return r.failure();
+        return tcs::success();
+      }, plan);
+      if (!timing) fail("compile failed: " + timing.error());
       std::string what = std::string(kernel ? "schedule + O3 + JIT" : "schedule + C text") +
                          (large ? ", M=N=K=1024" : ", header sizes");
-      out.push_back({what, ms[ms.size() / 2]});
+      out.push_back({what, timing->median_ms});
     }
   }
   return out;

@@ -11,9 +11,7 @@
 
 namespace tcs {
 class CpuKernel;
-struct CheckedFile;
-struct SemaDef;
-struct DefShapes;
+struct KernelSetup;
 }  // namespace tcs
 
 class BenchDef {
@@ -26,9 +24,7 @@ class BenchDef {
   std::array<int, 3> order(const std::string& a, const std::string& b, const std::string& c) const;
 
  private:
-  std::unique_ptr<tcs::CheckedFile> checked_;
-  const tcs::SemaDef* def_ = nullptr;
-  std::unique_ptr<tcs::DefShapes> shapes_;
+  std::unique_ptr<tcs::KernelSetup> setup_;
 };
 
 inline const std::string kCompileText = "schedule + C text, header sizes";

@@ -28,6 +28,7 @@
 #include "Peers.h"
 #include "codegen/CpuKernel.h"
 #include "runtime/ThreadPool.h"
+#include "runtime/Timing.h"
 
 namespace {
 
@@ -61,12 +62,6 @@ std::vector<Kernel> kernels() {
 }
 
 double gflops(const peers::Gemm& g, double ms) { return 2.0 * g.batch * g.m * g.n * g.k / (ms * 1e6); }
-
-double median(std::vector<double> xs) {
-  std::sort(xs.begin(), xs.end());
-  size_t n = xs.size();
-  return n % 2 ? xs[n / 2] : 0.5 * (xs[n / 2 - 1] + xs[n / 2]);
-}
 
 // Inputs and outputs replicated into enough slots to cover 64 MiB, so every call starts
 // with cold caches (the peers' method).
@@ -112,19 +107,12 @@ struct Slots {
 
 using Call = std::function<void(size_t slot)>;
 
-// Median milliseconds of cold calls: a warm-up over every slot, then at least `calls`
-// calls and `seconds` of them, each timed alone.
+// Median milliseconds of cold calls through the compiler's one timing routine: a warm-up
+// over every slot, then at least `calls` calls and `seconds` of them, each timed alone.
 double time_cold(const Call& call, const Slots& slots, int calls, double seconds) {
-  for (size_t s = 0; s < slots.size(); ++s) call(s);
-  std::vector<double> ms;
-  double total = 0;
-  for (size_t i = 0; int(ms.size()) < calls || total < seconds * 1e3; ++i) {
-    auto t0 = Clock::now();
-    call(i % slots.size());
-    ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
-    total += ms.back();
-  }
-  return median(ms);
+  tcs::TimingPlan plan{.warmup_calls = int(slots.size()), .min_calls = calls, .min_total_ms = seconds * 1e3};
+  auto t = tcs::time_calls([&](size_t i) { return call(i % slots.size()), tcs::success(); }, plan);
+  return t ? t->median_ms : INFINITY;
 }
 
 struct Contender {
@@ -144,7 +132,7 @@ int child(int threads, int rounds, bool quick) {
         ptr[order[0]] = slots.a[s].data();
         ptr[order[1]] = slots.b[s].data();
         ptr[order[2]] = slots.c[s].data();
-        if (auto st = kernel->run_buffers(ptr, &pool); !st) std::fprintf(stderr, "error: %s\n", st.error().c_str()), std::exit(2);
+        if (auto st = kernel->run_pointers(ptr, &pool); !st) std::fprintf(stderr, "error: %s\n", st.error().c_str()), std::exit(2);
       };
     };
     std::map<std::string, int64_t> sizes = k.g.batch > 1 ? std::map<std::string, int64_t>{{"B", k.g.batch}} : std::map<std::string, int64_t>{};

@@ -1,14 +1,16 @@
 #include "Compiler.h"
 
-#include <chrono>
+#include <algorithm>
 #include <map>
 
-#include "codegen/CText.h"
-#include "codegen/CpuKernel.h"
+#include "targets/Target.h"
 
 namespace tcs {
 
-std::vector<std::string> compile_pass_names() { return lowering_pass_names(); }
+std::vector<std::string> compile_pass_names(std::string_view target) {
+  const Target* t = find_target(target);
+  return lowering_pass_names(t ? t->mapping_passes : std::vector<MappingPass>{});
+}
 
 std::string poly_model_to_string(const PolyModelInfo& m) {
   std::string s = "context: " + m.context + "\n";
@@ -52,39 +54,52 @@ double kernel_flops(const SemaDef& def, const DefShapes& shapes) {
   return total;
 }
 
-Expected<CompileResult> compile(const CompileRequest& req) {
-  using Clock = std::chrono::steady_clock;
-  auto ms_since = [](Clock::time_point t0) {
-    return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-  };
+const GeneratedText& CompileResult::text(std::string_view kind) const {
+  static const GeneratedText empty;
+  auto it = texts.find(std::string(kind));
+  return it == texts.end() ? empty : it->second;
+}
+
+Expected<CompileResult> compile_kernel(const KernelSetup& setup, const MappingOptions& options,
+                                       const CodegenChoice& choice, const CompileHooks& hooks) {
+  const Target* target = find_target(choice.target);
+  if (!target)
+    return Error{ErrorKind::Options, "unknown target '" + choice.target + "' (known targets: " + target_names() + ")"};
+  for (const std::string& kind : choice.text_kinds)
+    if (std::find(target->text_kinds.begin(), target->text_kinds.end(), kind) == target->text_kinds.end())
+      return Error{ErrorKind::Options, "target '" + target->name + "' cannot emit '" + kind + "'"};
   CompileResult r;
-  auto lowered = lower_to_loop_nest(*req.def, *req.shapes, req.options, req.cancel);
-  if (!lowered) return Error{lowered.error()};
+  r.setup = setup;
+  r.options = options;
+  r.target = target->name;
+  auto lowered = lower_to_loop_nest(*setup.def, setup.shapes, options, target->mapping_passes, hooks.cancel);
+  if (!lowered) return lowered.failure();
   r.lowering = std::move(*lowered);
   for (const PassSnapshot& p : r.lowering.passes) r.timings.push_back({p.pass, p.milliseconds});
 
-  // The C text is also the backbone of the IR's line map, so codegen needs it too.
-  bool codegen = req.emit_llvm || req.emit_asm || req.build_kernel;
-  std::map<const LoopNode*, int> node_lines;
-  if (req.emit_c || codegen) {
-    auto t0 = Clock::now();
-    r.c = generate_c(*req.def, *req.shapes, r.lowering.nest, &node_lines);
-    r.timings.push_back({"c", ms_since(t0)});
-    if (req.after_c) req.after_c(r);
-  }
-  if (codegen) {
-    if (req.cancel && req.cancel->load()) return Error{"compilation cancelled"};
-    CpuCodegenRequest cg{req.def, req.shapes, &r.lowering.nest, &r.c, &node_lines, req.emit_llvm, req.emit_asm,
-                         req.build_kernel};
-    auto built = cpu_codegen(cg);
-    if (!built) return Error{built.error()};
-    r.llvm_ir = std::move(built->llvm_ir);
-    r.assembly = std::move(built->assembly);
-    r.kernel = std::move(built->kernel);
-    for (PhaseTime& t : built->timings) r.timings.push_back(std::move(t));
-  }
-  if (!req.emit_c) r.c = {};
+  CodegenInput in{setup.def, &setup.shapes, &r.lowering.nest, choice.text_kinds, choice.build_kernel, hooks.cancel, {}};
+  if (hooks.early)
+    in.early = [&](const std::map<std::string, GeneratedText>& texts, const std::vector<PhaseTime>& timings) {
+      CompileResult partial = r;
+      partial.texts = texts;
+      partial.timings.insert(partial.timings.end(), timings.begin(), timings.end());
+      hooks.early(partial);
+    };
+  auto generated = target->generate(in);
+  if (!generated) return generated.failure();
+  r.texts = std::move(generated->texts);
+  r.kernel = std::move(generated->kernel);
+  for (PhaseTime& t : generated->timings) r.timings.push_back(std::move(t));
   return r;
+}
+
+Expected<CompileResult> compile(const CompileRequest& req, const CompileHooks& hooks) {
+  std::shared_ptr<const CheckedFile> checked = check_source(req.file_name, req.source);
+  auto setup = kernel_setup(std::move(checked), KernelSpec{req.entry, req.sizes, {}});
+  if (!setup) return setup.failure();
+  auto options = kernel_options(*setup->def, req.options);
+  if (!options) return options.failure();
+  return compile_kernel(*setup, *options, CodegenChoice{req.target, req.text_kinds, req.build_kernel}, hooks);
 }
 
 }  // namespace tcs

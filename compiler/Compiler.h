@@ -1,14 +1,19 @@
 #pragma once
-// The compiler as one call: a checked def, concrete sizes and mapping options in; the
-// polyhedral model, a schedule snapshot per pass, the LoopNest, the generated texts and,
-// when asked, an executable CPU kernel out. Every face of the product calls this.
+// The compiler as one call. A CompileRequest is plain data (it crosses process boundaries
+// as JSON: the tuner's worker, export); compile() sets the kernel up (kernel/KernelSetup),
+// chooses options, lowers through isl with the target's passes and generates the target's
+// texts and, when asked, a Kernel. Faces that need the checked file whatever happens (the
+// IDE shows its diagnostics) call kernel_setup and compile_kernel themselves.
 #include <atomic>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "codegen/GeneratedText.h"
+#include "kernel/Kernel.h"
+#include "kernel/KernelSetup.h"
 #include "lang/Sema.h"
 #include "lang/Shapes.h"
 #include "poly/Lowering.h"
@@ -17,39 +22,64 @@
 
 namespace tcs {
 
-class CpuKernel;
+struct CompileRequest {
+  std::string file_name = "kernel.tc";  // for messages
+  std::string source;                   // the .tc text
+  std::string entry;                    // empty: the file's only def
+  SizeMap sizes;                        // explicit sizes; the rest from the "# sizes:" header
+  OptionsChoice options;                // a preset, or options as JSON
+  std::string target = "cpu";
+  std::vector<std::string> text_kinds = {"c"};  // text kinds: "c", "llvm", "asm"
+  bool build_kernel = false;
+};
+
+// {"file_name", "source", "entry", "sizes": {NAME: INT}, "preset", "options": {...},
+//  "target", "emit": [...], "build_kernel"}; errors are InputFile errors naming the field.
+std::string compile_request_to_json(const CompileRequest& request);
+Expected<CompileRequest> compile_request_from_json(std::string_view text);
+
 struct CompileResult;
 
-struct CompileRequest {
-  const SemaDef* def = nullptr;
-  const DefShapes* shapes = nullptr;
-  MappingOptions options;
-  bool emit_c = true;
-  bool emit_llvm = false;   // the optimised LLVM IR
-  bool emit_asm = false;    // x86 assembly of the same module
-  bool build_kernel = false;  // JIT-compile an executable kernel
-  const std::atomic<bool>* cancel = nullptr;
-  // Called with the schedule snapshots and the C text as soon as they exist, before the
-  // slower LLVM phases: the IDE shows the first views while the rest compiles.
-  std::function<void(const CompileResult&)> after_c;
+// What a caller may hook into a compile in its own process.
+struct CompileHooks {
+  const std::atomic<bool>* cancel = nullptr;  // polled between passes and phases
+  // Called with the schedule snapshots and the first texts (C) as soon as they exist,
+  // before the slower LLVM phases.
+  std::function<void(const CompileResult&)> early;
 };
 
 struct CompileResult {
+  KernelSetup setup;       // checked file, def, shapes
+  MappingOptions options;  // what the compiler used
+  std::string target;
   LoweringResult lowering;
-  GeneratedText c, llvm_ir, assembly;
-  std::shared_ptr<CpuKernel> kernel;  // when build_kernel
-  std::vector<PhaseTime> timings;     // each pass, then codegen phases
+  std::map<std::string, GeneratedText> texts;  // by kind
+  std::shared_ptr<Kernel> kernel;              // when build_kernel
+  std::vector<PhaseTime> timings;              // each pass, then codegen phases
+
+  // The text of a kind; an empty one when it was not generated.
+  const GeneratedText& text(std::string_view kind) const;
 };
 
-Expected<CompileResult> compile(const CompileRequest& request);
+// Errors carry their kind: Source, Sizes, Options, Cancelled, Internal.
+Expected<CompileResult> compile(const CompileRequest& request, const CompileHooks& hooks = {});
+
+// The same from a kernel already set up, with options already chosen.
+struct CodegenChoice {
+  std::string target = "cpu";
+  std::vector<std::string> text_kinds = {"c"};
+  bool build_kernel = false;
+};
+Expected<CompileResult> compile_kernel(const KernelSetup& setup, const MappingOptions& options,
+                                       const CodegenChoice& choice, const CompileHooks& hooks = {});
 
 // Arithmetic operations one run performs: per statement instance, the arithmetic operators
 // and builtin calls of the right-hand side plus one for a reduction's combine (so a
 // matmul counts 2*M*N*K). Used for GFLOP/s.
 double kernel_flops(const SemaDef& def, const DefShapes& shapes);
 
-// The pass names of the pipeline (for --dump-after and the IDE's pass list).
-std::vector<std::string> compile_pass_names();
+// The pass names of the pipeline for a target (for --dump-after and the IDE's pass list).
+std::vector<std::string> compile_pass_names(std::string_view target = "cpu");
 
 // The polyhedral model as text: context, statements with domains and accesses, dependences.
 std::string poly_model_to_string(const PolyModelInfo& model);

@@ -8,6 +8,8 @@ packages=(
   cmake ninja-build pkg-config g++ git
   # compiler core: isl (polyhedral), LLVM 19 (CPU code + JIT), clang 19 (libFuzzer)
   libisl-dev libgmp-dev llvm-19-dev clang-19 libclang-rt-19-dev
+  # JSON for options, requests and results (header-only)
+  nlohmann-json3-dev
   # tuner: cost model and cache
   libxgboost-dev libsqlite3-dev
   # desktop app

@@ -6,10 +6,8 @@
 #include <chrono>
 #include <cstdio>
 
-#include "codegen/CpuKernel.h"
-#include "runtime/Compare.h"
+#include "kernel/Measure.h"
 #include "runtime/RandomInputs.h"
-#include "runtime/ThreadPool.h"
 
 namespace tcs {
 
@@ -31,46 +29,33 @@ std::string number(double v) {
 // check would keep the worker busy for more than a few seconds.
 constexpr double kMaxCheckedFlops = 1e8;
 
-// Runs the compiled kernel a few times on seeded random inputs and compares every output
-// with the interpreter's on the same inputs.
-Expected<RunReport> run_with_check(const SemaDef& def, const DefShapes& shapes, const CpuKernel& kernel,
-                                   uint64_t seed, const std::atomic<bool>& cancel) {
-  auto inputs = random_inputs(def, shapes, seed);
-  if (!inputs) return Error{inputs.error()};
+// Runs the compiled kernel on seeded random inputs, checks every output against the
+// interpreter and times it (at least 3 runs and 0.2 s, at most 100 runs) with the
+// compiler's one measurement routine.
+Expected<RunReport> run_with_check(const Kernel& kernel, uint64_t seed, const std::atomic<bool>& cancel) {
+  auto inputs = random_inputs(kernel.def(), kernel.shapes(), seed);
+  if (!inputs) return inputs.failure();
+  MeasureRequest request;
+  request.plan = TimingPlan{.warmup_calls = 1, .min_calls = 3, .min_total_ms = 200, .max_calls = 100, .cancel = &cancel};
+  request.check = true;
+  auto m = measure_kernel(kernel, *inputs, request);
+  if (!m) return m.failure();
   RunReport report;
-  report.threads = int(std::max(1u, std::thread::hardware_concurrency()));
-  ThreadPool pool(report.threads);
-  Expected<TensorMap> got = kernel.run(*inputs, &pool);
-  if (!got) return Error{got.error()};
-  // Repeat for about 0.2 s (at least 3 runs, at most 100) and take the median.
-  std::vector<double> times;
-  auto start = Clock::now();
-  while (times.size() < 100 && (times.size() < 3 || ms_since(start) < 200) && !cancel) {
-    auto t0 = Clock::now();
-    auto again = kernel.run(*inputs, &pool);
-    times.push_back(ms_since(t0));
-    if (!again) return Error{again.error()};
-  }
-  if (cancel) return Error{"run cancelled"};
-  std::sort(times.begin(), times.end());
-  report.repeats = int(times.size());
-  report.median_ms = times[times.size() / 2];
-  report.gflops = kernel_flops(def, shapes) / (report.median_ms * 1e6);
-  auto want = interpret(def, shapes, *inputs);
-  if (!want) return Error{"the interpreter failed on the same inputs: " + want.error()};
-  for (const auto& [name, t] : *want) {
-    TensorComparison c = compare_tensors(name, got->at(name), t);
-    report.worst_error = std::max(report.worst_error, c.max_error);
-    report.ok &= c.ok;
-    report.lines.push_back(c.ok ? name + ": ok, max error " + number(c.max_error) + " (bound " + number(c.bound) + ")"
+  report.threads = kernel.threads();
+  report.repeats = int(m->timing.ms.size());
+  report.median_ms = m->timing.median_ms;
+  report.gflops = m->gflops;
+  report.worst_error = m->max_error;
+  report.ok = m->check_ok;
+  for (const TensorComparison& c : m->comparisons)
+    report.lines.push_back(c.ok ? c.name + ": ok, max error " + number(c.max_error) + " (bound " + number(c.bound) + ")"
                                 : c.problem);
-  }
   return report;
 }
 
 }  // namespace
 
-std::shared_ptr<CompileOutcome> prepare_outcome(const CompileJob& job, MappingOptions* options) {
+std::shared_ptr<CompileOutcome> prepare_outcome(const CompileJob& job, KernelSetup* setup, MappingOptions* options) {
   auto out = std::make_shared<CompileOutcome>();
   out->id = job.id;
   out->run_requested = job.run;
@@ -87,36 +72,27 @@ std::shared_ptr<CompileOutcome> prepare_outcome(const CompileJob& job, MappingOp
   }
   const SemaDef& def = checked->defs[size_t(out->entry)];
   if (!def.ok || checked->has_errors()) {
-    out->error = "the source has errors";
+    out->error = Error{ErrorKind::Source, "the source has errors"};
     return out;
   }
-  SizeMap sizes;
-  for (const std::string& p : def.size_params) {
-    if (auto it = job.sizes.find(p); it != job.sizes.end()) sizes[p] = it->second;
-    else if (auto h = out->header_sizes.find(p); h != out->header_sizes.end()) sizes[p] = h->second;
-  }
-  auto bound = sizes_bind(def, sizes, {});
-  if (!bound) {
-    out->error = bound.error();
+  // The sizes table may hold sizes of other defs: pass on this def's only.
+  KernelSpec spec{def.name, {}, {}};
+  for (const std::string& p : def.size_params)
+    if (auto it = job.sizes.find(p); it != job.sizes.end()) spec.sizes[p] = it->second;
+  auto k = kernel_setup(checked, spec);
+  if (!k) {
+    out->error = k.failure();
     return out;
   }
-  auto shapes = shapes_evaluate(def, *bound);
-  if (!shapes) {
-    out->error = shapes.error();
-    return out;
-  }
-  out->shapes = std::move(*shapes);
-  auto opts = job.options_json.empty() ? mapping_preset(job.preset, def) : mapping_options_from_json(job.options_json);
+  out->shapes = k->shapes;
+  auto opts = kernel_options(def, OptionsChoice{job.preset, job.options_json});
   if (!opts) {
-    out->error = "options: " + opts.error();
-    return out;
-  }
-  if (auto st = mapping_options_validate(*opts); !st) {
-    out->error = "options: " + st.error();
+    out->error = opts.failure();
     return out;
   }
   out->options_json = mapping_options_to_json(*opts);
   *options = std::move(*opts);
+  *setup = std::move(*k);
   return out;
 }
 
@@ -166,50 +142,47 @@ void CompileService::worker_loop() {
 }
 
 void CompileService::execute(const CompileJob& job, const std::atomic<bool>& cancel) {
+  KernelSetup setup;
   MappingOptions options;
-  std::shared_ptr<CompileOutcome> out = prepare_outcome(job, &options);
-  if (!out->shapes || !out->error.empty() || cancel) {
+  std::shared_ptr<CompileOutcome> out = prepare_outcome(job, &setup, &options);
+  if (!out->shapes || out->error || cancel) {
     out->final = true;
     deliver(out);
     return;
   }
   const SemaDef& def = *out->def();
-  CompileRequest req;
-  req.def = &def;
-  req.shapes = &*out->shapes;
-  req.options = options;
-  req.emit_llvm = job.emit_llvm;
-  req.emit_asm = job.emit_asm;
-  req.cancel = &cancel;
-  req.build_kernel = job.run;
   if (double flops = kernel_flops(def, *out->shapes); job.run && flops > kMaxCheckedFlops) {
-    out->error = "run with check: " + number(flops) +
-                 " operations are too many for the reference interpreter; lower the sizes";
+    out->error = Error{ErrorKind::Sizes, "run with check: " + number(flops) +
+                                             " operations are too many for the reference interpreter; lower the sizes"};
     out->final = true;
     deliver(out);
     return;
   }
-  bool staged = job.emit_llvm || job.emit_asm;
-  if (staged) {
-    req.after_c = [&](const CompileResult& early) {
+  CodegenChoice choice{"cpu", {"c"}, job.run};
+  if (job.emit_llvm) choice.text_kinds.push_back("llvm");
+  if (job.emit_asm) choice.text_kinds.push_back("asm");
+  CompileHooks hooks;
+  hooks.cancel = &cancel;
+  if (job.emit_llvm || job.emit_asm) {
+    hooks.early = [&](const CompileResult& early) {
       auto partial = std::make_shared<CompileOutcome>(*out);
       partial->result = std::make_shared<CompileResult>(early);
       partial->timings.insert(partial->timings.end(), early.timings.begin(), early.timings.end());
       deliver(partial);
     };
   }
-  auto compiled = compile(req);
+  auto compiled = compile_kernel(setup, options, choice, hooks);
   if (!compiled) {
-    out->error = compiled.error();
+    out->error = compiled.failure();
   } else {
     out->timings.insert(out->timings.end(), compiled->timings.begin(), compiled->timings.end());
     out->result = std::make_shared<CompileResult>(std::move(*compiled));
     if (job.run && !cancel) {
       auto t0 = Clock::now();
-      auto report = run_with_check(def, *out->shapes, *out->result->kernel, job.seed, cancel);
+      auto report = run_with_check(*out->result->kernel, job.seed, cancel);
       out->timings.push_back({"run", ms_since(t0)});
       if (report) out->run = std::move(*report);
-      else out->error = report.error();
+      else out->error = report.failure();
     }
   }
   out->final = true;

@@ -48,13 +48,15 @@ struct CompileOutcome {
   SizeMap header_sizes;     // from the file's "# sizes:" line
   std::optional<DefShapes> shapes;
   std::string options_json;  // the options the compiler used
-  std::string error;        // what stopped compilation after the front end, if anything
+  std::optional<Error> error;  // what stopped compilation after the front end, if anything
   std::shared_ptr<const CompileResult> result;
   std::vector<PhaseTime> timings;  // "check", then the compiler's phases
   std::optional<RunReport> run;
   bool run_requested = false;
 
   const SemaDef* def() const { return entry >= 0 ? &checked->defs[size_t(entry)] : nullptr; }
+  bool failed(ErrorKind kind) const { return error && error->kind == kind; }
+  std::string error_message() const { return error ? error->message : std::string(); }
 };
 
 class CompileService : public QObject {
@@ -88,8 +90,9 @@ class CompileService : public QObject {
   std::thread worker_;
 };
 
-// The front end, entry, sizes and options of a job: what every later stage needs, or the
-// first problem that stops it (in CompileOutcome::error). Exposed for tests.
-std::shared_ptr<CompileOutcome> prepare_outcome(const CompileJob& job, MappingOptions* options);
+// The front end, entry, sizes and options of a job (through the compiler's one kernel
+// set-up): what every later stage needs, or the first problem that stops it (in
+// CompileOutcome::error; a def with errors is a Source error). Exposed for tests.
+std::shared_ptr<CompileOutcome> prepare_outcome(const CompileJob& job, KernelSetup* setup, MappingOptions* options);
 
 }  // namespace tcs

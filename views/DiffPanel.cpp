@@ -57,10 +57,10 @@ void DiffPanel::set_current(const CompileOutcome& o) {
   if (!o.result) return;
   const CompileResult& r = *o.result;
   current_.valid = true;
-  current_.texts[C] = r.c.text;
+  current_.texts[C] = r.text("c").text;
   // LLVM IR and assembly arrive with the final result; keep the previous ones until then.
-  if (o.final || r.llvm_ir.text.size()) current_.texts[LlvmIr] = r.llvm_ir.text;
-  if (o.final || r.assembly.text.size()) current_.texts[Assembly] = r.assembly.text;
+  if (o.final || r.text("llvm").text.size()) current_.texts[LlvmIr] = r.text("llvm").text;
+  if (o.final || r.text("asm").text.size()) current_.texts[Assembly] = r.text("asm").text;
   const PassSnapshot* last = r.lowering.passes.empty() ? nullptr : &r.lowering.passes.back();
   current_.texts[Schedule] = last ? schedule_tree_to_string(last->tree) : std::string();
   current_.schedule = last ? last->isl_schedule : std::string();

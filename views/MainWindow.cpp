@@ -380,18 +380,18 @@ void MainWindow::show_outcome(std::shared_ptr<const CompileOutcome> o) {
   editor_->set_shapes(o->entry, o->shapes ? &*o->shapes : nullptr);
 
   if (!o->options_json.empty()) options_->show_used(o->options_json);
-  if (o->error.rfind("options: ", 0) == 0) options_->show_error(QString::fromStdString(o->error.substr(9)));
+  if (o->failed(ErrorKind::Options)) options_->show_error(QString::fromStdString(o->error_message()));
 
   // Code: the C text and schedules first, LLVM IR and assembly with the final result.
   if (o->result) {
     const CompileResult& r = *o->result;
     links_ = CodeLinks(r.lowering.nest);
-    panes_[CPane]->set_code(r.c);
+    panes_[CPane]->set_code(r.text("c"));
     if (!r.lowering.passes.empty())
       panes_[SchedulePane]->set_code(schedule_tree_text(r.lowering.passes.back().tree, r.lowering.nest));
     if (o->final) {
-      panes_[LlvmPane]->set_code(r.llvm_ir);
-      panes_[AsmPane]->set_code(r.assembly);
+      panes_[LlvmPane]->set_code(r.text("llvm"));
+      panes_[AsmPane]->set_code(r.text("asm"));
     } else {
       for (Pane p : {LlvmPane, AsmPane})
         if (panes_[p]->code().text.empty()) panes_[p]->set_placeholder(tr("compiling..."));
@@ -405,10 +405,10 @@ void MainWindow::show_outcome(std::shared_ptr<const CompileOutcome> o) {
     if (pass_tree_->isVisible()) show_pass(pass_list_->currentIndex());  // else when its dock is shown
     diff_->set_current(*o);
     link_from_editor();
-  } else if (o->final && !o->error.empty() && o->error != "the source has errors" && o->error.rfind("options: ", 0)) {
+  } else if (o->final && o->error && !o->failed(ErrorKind::Source) && !o->failed(ErrorKind::Options)) {
     // Sizes the kernel cannot take: say so. (Source and option errors keep the last good
     // code; their squiggles and the options panel already say what is wrong.)
-    QString why = QString::fromStdString(o->error);
+    QString why = QString::fromStdString(o->error_message());
     for (CodeView* v : panes_) v->set_placeholder(tr("// no code: %1").arg(why));
   }
 
@@ -425,7 +425,7 @@ void MainWindow::show_outcome(std::shared_ptr<const CompileOutcome> o) {
       for (const std::string& l : rr.lines) text += QString::fromStdString(l) + "\n";
       run_report_->setPlainText(text);
     } else {
-      run_report_->setPlainText(tr("run failed: %1").arg(QString::fromStdString(o->error)));
+      run_report_->setPlainText(tr("run failed: %1").arg(QString::fromStdString(o->error_message())));
     }
   }
 
@@ -437,8 +437,8 @@ void MainWindow::show_outcome(std::shared_ptr<const CompileOutcome> o) {
     total += t.milliseconds;
   }
   QString state = o->final ? QString() : tr(" · LLVM compiling...");
-  QString error = o->error.empty() || o->error == "the source has errors" ? QString()
-                                                                           : tr(" · %1").arg(QString::fromStdString(o->error));
+  QString error = !o->error || o->failed(ErrorKind::Source) ? QString()
+                                                          : tr(" · %1").arg(QString::fromStdString(o->error_message()));
   timings_label_->setText(tr("%1 ms: %2%3%4").arg(total, 0, 'f', 1).arg(phases.join(QStringLiteral(" · ")), state, error));
   emit outcome_shown(o->final);
 }

@@ -3,6 +3,7 @@
 #include "cli/Commands.h"
 #include "cli/KernelSetup.h"
 #include "Compiler.h"
+#include "targets/Target.h"
 
 namespace tcs::cli {
 
@@ -38,20 +39,26 @@ int command_compile(const std::vector<std::string>& argv) {
                               "compile", kCompileHelp);
   if (auto* code = std::get_if<int>(&parsed)) return *code;
   const ParsedArgs& args = std::get<ParsedArgs>(parsed);
-  std::string target = args.get("target").value_or("cpu");
-  if (target != "cpu") {
-    std::cerr << "tcstudio-cli compile: unknown target '" << target << "' (known: cpu)\n";
+  std::string target_name = args.get("target").value_or("cpu");
+  const Target* target = find_target(target_name);
+  if (!target) {
+    std::cerr << "tcstudio-cli compile: unknown target '" << target_name << "' (known: " << target_names() << ")\n";
     return kUsageError;
   }
   std::string emit = args.get("emit").value_or("c");
-  const std::vector<std::string> forms = {"model", "schedule", "ast", "c", "llvm", "asm"};
+  std::vector<std::string> forms = {"model", "schedule", "ast"};
+  forms.insert(forms.end(), target->text_kinds.begin(), target->text_kinds.end());
   if (std::find(forms.begin(), forms.end(), emit) == forms.end()) {
-    std::cerr << "tcstudio-cli compile: --emit takes model, schedule, ast, c, llvm or asm, not '" << emit << "'\n";
+    std::string known;
+    for (const auto& f : forms) known += (known.empty() ? "" : ", ") + f;
+    std::cerr << "tcstudio-cli compile: --emit takes " << known << " for target " << target->name << ", not '" << emit
+              << "'\n";
     return kUsageError;
   }
+  bool is_text = std::find(target->text_kinds.begin(), target->text_kinds.end(), emit) != target->text_kinds.end();
   auto dump = args.get("dump-after");
   if (dump) {
-    auto names = compile_pass_names();
+    auto names = compile_pass_names(target->name);
     if (std::find(names.begin(), names.end(), *dump) == names.end()) {
       std::string known;
       for (const auto& n : names) known += (known.empty() ? "" : ", ") + n;
@@ -62,18 +69,12 @@ int command_compile(const std::vector<std::string>& argv) {
 
   auto setup = kernel_setup(args, "compile");
   if (auto* code = std::get_if<int>(&setup)) return *code;
-  KernelSetup& k = std::get<KernelSetup>(setup);
+  CliKernel& k = std::get<CliKernel>(setup);
   auto options = mapping_options_from_args(args, *k.def);
   if (auto* code = std::get_if<int>(&options)) return *code;
 
-  CompileRequest req;
-  req.def = k.def;
-  req.shapes = &k.shapes;
-  req.options = std::get<MappingOptions>(options);
-  req.emit_c = emit == "c";
-  req.emit_llvm = emit == "llvm";
-  req.emit_asm = emit == "asm";
-  auto result = compile(req);
+  CodegenChoice choice{target->name, is_text ? std::vector<std::string>{emit} : std::vector<std::string>{}, false};
+  auto result = compile_kernel(k, std::get<MappingOptions>(options), choice);
   if (!result) {
     std::cerr << "error: " << result.error() << "\n";
     return kUserError;
@@ -88,9 +89,7 @@ int command_compile(const std::vector<std::string>& argv) {
   if (emit == "model") std::cout << poly_model_to_string(result->lowering.model);
   else if (emit == "schedule") std::cout << schedule_tree_to_string(result->lowering.passes.back().tree);
   else if (emit == "ast") std::cout << loop_nest_to_string(result->lowering.nest);
-  else if (emit == "c") std::cout << result->c.text;
-  else if (emit == "llvm") std::cout << result->llvm_ir.text;
-  else std::cout << result->assembly.text;
+  else std::cout << result->text(emit).text;
   return kSuccess;
 }
 

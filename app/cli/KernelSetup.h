@@ -1,13 +1,14 @@
 #pragma once
-// What `shapes` and `run` share: load and check a file, pick the entry, read the supplied
-// tensors and bind every size (from --size, then input shapes, then the file's
-// "# sizes:" header), then evaluate shapes.
+// What the subcommands share: turn --entry, --size and --input into the compiler's one
+// kernel set-up (kernel/KernelSetup.h, which documents the sizes' precedence), print its
+// error if any, and keep the supplied tensors.
 #include <memory>
 #include <string>
 #include <variant>
 #include <vector>
 
 #include "cli/CliArgs.h"
+#include "kernel/KernelSetup.h"
 #include "lang/Frontend.h"
 #include "lang/Shapes.h"
 #include "poly/MappingOptions.h"
@@ -15,15 +16,12 @@
 
 namespace tcs::cli {
 
-struct KernelSetup {
-  std::unique_ptr<CheckedFile> checked;
-  const SemaDef* def = nullptr;
+struct CliKernel : KernelSetup {
   TensorMap supplied;  // from --input
-  DefShapes shapes;
 };
 
 // On failure prints the problem to stderr and returns the exit code to use.
-std::variant<KernelSetup, int> kernel_setup(const ParsedArgs& args, const char* command);
+std::variant<CliKernel, int> kernel_setup(const ParsedArgs& args, const char* command);
 
 // --options FILE.json or --preset NAME (default: the "default" preset for the kernel).
 std::variant<MappingOptions, int> mapping_options_from_args(const ParsedArgs& args, const SemaDef& def);

@@ -9,11 +9,10 @@
 #include "Compiler.h"
 #include "cli/Commands.h"
 #include "cli/KernelSetup.h"
-#include "codegen/CpuKernel.h"
+#include "kernel/Measure.h"
 #include "runtime/Compare.h"
 #include "runtime/Npy.h"
 #include "runtime/RandomInputs.h"
-#include "runtime/ThreadPool.h"
 #include "support/Json.h"
 
 namespace tcs::cli {
@@ -21,7 +20,7 @@ namespace tcs::cli {
 static const char* kRunHelp = R"(usage: tcstudio-cli run FILE.tc [--entry NAME] [--size NAME=INT ...]
                        [--input NAME=FILE.npy ...] [--random[=SEED]]
                        [--target cpu|interp] [--options FILE.json | --preset NAME]
-                       [--check] [--repeat N] [--threads N]
+                       [--check] [--repeat N [--cold]] [--threads N]
                        [--output NAME=FILE.npy ...] [--json]
 
 Runs a def: compiled for this CPU (the default), or with the reference interpreter.
@@ -35,7 +34,11 @@ Runs a def: compiled for this CPU (the default), or with the reference interpret
   --check                 also run the interpreter on the same inputs and compare every
                           output (error bound per element type, NaN never passes); prints
                           the worst element and exits 1 on a mismatch
-  --repeat N              run N times after a warm-up; print the median time and GFLOP/s
+  --repeat N              time N more runs after a warm-up and print the median time and
+                          GFLOP/s: the kernel alone, on buffers prepared beforehand (the
+                          same routine as the IDE's Run panel and the benchmarks)
+  --cold                  with --repeat: rotate copies of the buffers (64 MiB in all) so
+                          every timed run starts with cold caches, as bench_cpu does
   --threads N             threads for parallel loops (default: all cores)
   --output NAME=FILE.npy  write an output to a .npy file
   --json                  {"entry","target","sizes","outputs":[{"name","type","shape","min",
@@ -78,11 +81,6 @@ std::optional<int64_t> positive_int(const std::string& s) {
   return v;
 }
 
-double median(std::vector<double> xs) {
-  std::sort(xs.begin(), xs.end());
-  size_t n = xs.size();
-  return n % 2 ? xs[n / 2] : 0.5 * (xs[n / 2 - 1] + xs[n / 2]);
-}
 
 }  // namespace
 
@@ -99,6 +97,7 @@ int command_run(const std::vector<std::string>& argv) {
                                {"check", false},
                                {"repeat", true},
                                {"threads", true},
+                               {"cold", false},
                                {"json", false}},
                               "run", kRunHelp);
   if (auto* code = std::get_if<int>(&parsed)) return *code;
@@ -145,7 +144,7 @@ int command_run(const std::vector<std::string>& argv) {
 
   auto setup = kernel_setup(args, "run");
   if (auto* code = std::get_if<int>(&setup)) return *code;
-  KernelSetup& k = std::get<KernelSetup>(setup);
+  CliKernel& k = std::get<CliKernel>(setup);
   const SemaDef& def = *k.def;
   for (const auto& [name, file] : writes) {
     int t = def.find_tensor(name);
@@ -170,65 +169,37 @@ int command_run(const std::vector<std::string>& argv) {
     }
   }
 
-  // The kernel to run: the interpreter, or the JIT-compiled one.
-  std::shared_ptr<CpuKernel> kernel;
-  std::unique_ptr<ThreadPool> pool;
+  // The kernel to run: the interpreter, or the compiled one.
+  std::shared_ptr<Kernel> kernel;
   if (target == "cpu") {
     auto options = mapping_options_from_args(args, def);
     if (auto* code = std::get_if<int>(&options)) return *code;
-    CompileRequest req;
-    req.def = &def;
-    req.shapes = &k.shapes;
-    req.options = std::get<MappingOptions>(options);
-    req.emit_c = false;
-    req.build_kernel = true;
-    auto compiled = compile(req);
+    auto compiled = compile_kernel(k, std::get<MappingOptions>(options), CodegenChoice{"cpu", {}, true});
     if (!compiled) {
       std::cerr << "error: " << compiled.error() << "\n";
       return kUserError;
     }
     kernel = compiled->kernel;
-    pool = std::make_unique<ThreadPool>(int(threads));
+    kernel->set_threads(int(threads));
+  } else {
+    kernel = interpreter_kernel(def, k.shapes);
   }
-  auto run_once = [&]() -> Expected<TensorMap> {
-    return kernel ? kernel->run(inputs, pool.get()) : interpret(def, k.shapes, inputs);
-  };
-  auto start = std::chrono::steady_clock::now();
-  auto outputs = run_once();
-  double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  if (!outputs) {
-    std::cerr << "error: " << outputs.error() << "\n";
+  MeasureRequest mr;
+  mr.plan = TimingPlan{.warmup_calls = 1, .min_calls = int(repeat), .max_calls = int(repeat)};
+  mr.cold_caches = args.has("cold");
+  mr.check = args.has("check") && target == "cpu";
+  auto measured = measure_kernel(*kernel, inputs, mr);
+  if (!measured) {
+    std::cerr << "error: " << measured.error() << "\n";
     return kUserError;
   }
-  std::vector<double> times;
-  for (int64_t i = 0; i < repeat; ++i) {
-    auto t0 = std::chrono::steady_clock::now();
-    auto again = run_once();
-    times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-    if (!again) {
-      std::cerr << "error: " << again.error() << "\n";
-      return kUserError;
-    }
-  }
-  double median_ms = times.empty() ? ms : median(times);
-  double gflops = kernel_flops(def, k.shapes) / (median_ms * 1e6);
-
-  // --check: the interpreter on the same inputs is the oracle.
-  bool checked = args.has("check") && target == "cpu", check_ok = true;
-  double max_rel_error = 0;
-  std::vector<TensorComparison> comparisons;
-  if (checked) {
-    auto want = interpret(def, k.shapes, inputs);
-    if (!want) {
-      std::cerr << "error: the interpreter failed on the same inputs: " << want.error() << "\n";
-      return kUserError;
-    }
-    for (const auto& [name, t] : *want) {
-      comparisons.push_back(compare_tensors(name, outputs->at(name), t));
-      max_rel_error = std::max(max_rel_error, comparisons.back().max_error);
-      check_ok &= comparisons.back().ok;
-    }
-  }
+  const TensorMap* outputs = &measured->outputs;
+  double ms = measured->first_ms;
+  double median_ms = repeat ? measured->timing.median_ms : ms;
+  double gflops = measured->gflops;
+  bool checked = measured->checked, check_ok = measured->check_ok;
+  double max_rel_error = measured->max_error;
+  const std::vector<TensorComparison>& comparisons = measured->comparisons;
   for (const auto& [name, file] : writes) {
     auto st = npy_write(file, outputs->at(name));
     if (!st) {
@@ -278,7 +249,7 @@ int command_run(const std::vector<std::string>& argv) {
     std::cout << w.str() << "\n";
   } else {
     std::cout << "def " << def.name << "  (" << sizes_describe(def, k.shapes.sizes) << ")  "
-              << (kernel ? "compiled for the CPU, " + std::to_string(threads) + " thread" + (threads > 1 ? "s" : "")
+              << (target == "cpu" ? "compiled for the CPU, " + std::to_string(threads) + " thread" + (threads > 1 ? "s" : "")
                          : std::string("interpreted"))
               << "\n";
     for (const auto& [name, t] : *outputs) {

@@ -109,7 +109,7 @@ int command_shapes(const std::vector<std::string>& argv) {
   const ParsedArgs& args = std::get<ParsedArgs>(parsed);
   auto setup = kernel_setup(args, "shapes");
   if (auto* code = std::get_if<int>(&setup)) return *code;
-  const KernelSetup& k = std::get<KernelSetup>(setup);
+  const CliKernel& k = std::get<CliKernel>(setup);
   if (args.has("json")) print_json(k);
   else print_text(k);
   return kSuccess;

@@ -21,6 +21,7 @@
 #include <cstring>
 #include <mutex>
 #include <sstream>
+#include <thread>
 
 #include "codegen/LlvmEmitter.h"
 #include "runtime/ThreadPool.h"
@@ -30,29 +31,35 @@ namespace tcs {
 struct CpuKernel::Impl {
   std::unique_ptr<llvm::orc::LLJIT> jit;
   int32_t (*entry)(void**, void*) = nullptr;
-  const SemaDef* def = nullptr;
-  DefShapes shapes;
 };
 
-CpuKernel::CpuKernel(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+CpuKernel::CpuKernel(const SemaDef& def, const DefShapes& shapes, std::unique_ptr<Impl> impl)
+    : Kernel(def, shapes), impl_(std::move(impl)) {
+  set_threads(0);
+}
 CpuKernel::~CpuKernel() = default;
 
-Status CpuKernel::run_buffers(void* const* buffers, ThreadPool* pool) const {
-  int32_t err = impl_->entry(const_cast<void**>(buffers), pool);
+void CpuKernel::set_threads(int threads) {
+  if (threads < 1) threads = int(std::max(1u, std::thread::hardware_concurrency()));
+  if (!pool_ || pool_->threads() != threads) pool_ = std::make_unique<ThreadPool>(threads);
+}
+
+int CpuKernel::threads() const { return pool_->threads(); }
+
+Status CpuKernel::run_pointers(void* const* buffers, ThreadPool* pool) const {
+  int32_t err = impl_->entry(const_cast<void**>(buffers), pool ? pool : pool_.get());
   if (err & kErrSubscriptOutOfRange)
-    return Error{"a data-dependent subscript of '" + impl_->def->name +
+    return Error{ErrorKind::RuntimeFault, "a data-dependent subscript of '" + def().name +
                  "' was out of range (the compiled kernel read the first element instead)"};
-  if (err & kErrDivisionByZero) return Error{"integer division by zero in '" + impl_->def->name + "'"};
+  if (err & kErrDivisionByZero) return Error{ErrorKind::RuntimeFault, "integer division by zero in '" + def().name + "'"};
   return success();
 }
 
-Expected<TensorMap> CpuKernel::run(const TensorMap& supplied, ThreadPool* pool) const {
-  auto buffers = kernel_buffers(*impl_->def, impl_->shapes, supplied);
-  if (!buffers) return Error{buffers.error()};
+Status CpuKernel::run_buffers(std::vector<Tensor>& buffers) const {
   std::vector<void*> ptrs;
-  for (Tensor& b : *buffers) ptrs.push_back(b.data.data());
-  if (Status s = run_buffers(ptrs.data(), pool); !s) return Error{s.error()};
-  return kernel_outputs(*impl_->def, std::move(*buffers));
+  ptrs.reserve(buffers.size());
+  for (Tensor& b : buffers) ptrs.push_back(b.data.data());
+  return run_pointers(ptrs.data());
 }
 
 namespace {
@@ -69,7 +76,7 @@ void init_llvm() {
 Expected<std::unique_ptr<llvm::TargetMachine>> host_machine(llvm::orc::JITTargetMachineBuilder& jtmb) {
   jtmb.setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
   auto tm = jtmb.createTargetMachine();
-  if (!tm) return Error{"LLVM cannot target this CPU: " + llvm::toString(tm.takeError())};
+  if (!tm) return Error{ErrorKind::Internal, "LLVM cannot target this CPU: " + llvm::toString(tm.takeError())};
   return std::move(*tm);
 }
 
@@ -177,13 +184,13 @@ Expected<CpuCodegenResult> cpu_codegen(const CpuCodegenRequest& req) {
   std::unique_ptr<llvm::Module> module = emit_llvm_module(*ctx, er);
   std::string verify;
   llvm::raw_string_ostream vos(verify);
-  if (llvm::verifyModule(*module, &vos)) return Error{"internal error: invalid LLVM IR generated: " + vos.str()};
+  if (llvm::verifyModule(*module, &vos)) return Error{ErrorKind::Internal, "internal error: invalid LLVM IR generated: " + vos.str()};
   result.timings.push_back({"llvm-ir", ms_since(t0)});
 
   auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
-  if (!jtmb) return Error{"LLVM cannot detect this CPU: " + llvm::toString(jtmb.takeError())};
+  if (!jtmb) return Error{ErrorKind::Internal, "LLVM cannot detect this CPU: " + llvm::toString(jtmb.takeError())};
   auto tm = host_machine(*jtmb);
-  if (!tm) return Error{tm.error()};
+  if (!tm) return tm.failure();
   module->setDataLayout((*tm)->createDataLayout());
   module->setTargetTriple((*tm)->getTargetTriple().str());
 
@@ -198,7 +205,7 @@ Expected<CpuCodegenResult> cpu_codegen(const CpuCodegenRequest& req) {
     llvm::raw_svector_ostream os(buffer);
     llvm::legacy::PassManager pm;
     if ((*tm)->addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::AssemblyFile))
-      return Error{"internal error: LLVM cannot print assembly for this CPU"};
+      return Error{ErrorKind::Internal, "internal error: LLVM cannot print assembly for this CPU"};
     pm.run(*copy);
     result.assembly = asm_text(std::string(buffer.str()), c);
     result.timings.push_back({"asm", ms_since(t0)});
@@ -207,11 +214,11 @@ Expected<CpuCodegenResult> cpu_codegen(const CpuCodegenRequest& req) {
 
   t0 = std::chrono::steady_clock::now();
   auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(*jtmb)).create();
-  if (!jit) return Error{"cannot start the JIT: " + llvm::toString(jit.takeError())};
+  if (!jit) return Error{ErrorKind::Internal, "cannot start the JIT: " + llvm::toString(jit.takeError())};
   llvm::orc::JITDylib& lib = (*jit)->getMainJITDylib();
   const llvm::DataLayout& dl = (*jit)->getDataLayout();
   auto process = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(dl.getGlobalPrefix());
-  if (!process) return Error{"JIT: " + llvm::toString(process.takeError())};
+  if (!process) return Error{ErrorKind::Internal, "JIT: " + llvm::toString(process.takeError())};
   lib.addGenerator(std::move(*process));
   llvm::orc::MangleAndInterner mangle((*jit)->getExecutionSession(), dl);
   llvm::orc::SymbolMap symbols;
@@ -223,17 +230,15 @@ Expected<CpuCodegenResult> cpu_codegen(const CpuCodegenRequest& req) {
     if (f.isDeclaration())
       if (void* a = builtin_symbol_address(f.getName().str())) define(f.getName().str(), a);
   if (auto err = lib.define(llvm::orc::absoluteSymbols(std::move(symbols))))
-    return Error{"JIT: " + llvm::toString(std::move(err))};
+    return Error{ErrorKind::Internal, "JIT: " + llvm::toString(std::move(err))};
   if (auto err = (*jit)->addIRModule(llvm::orc::ThreadSafeModule(std::move(module), std::move(ctx))))
-    return Error{"JIT: " + llvm::toString(std::move(err))};
+    return Error{ErrorKind::Internal, "JIT: " + llvm::toString(std::move(err))};
   auto sym = (*jit)->lookup(kKernelSymbol);
-  if (!sym) return Error{"JIT: " + llvm::toString(sym.takeError())};
+  if (!sym) return Error{ErrorKind::Internal, "JIT: " + llvm::toString(sym.takeError())};
   auto impl = std::make_unique<CpuKernel::Impl>();
   impl->entry = sym->toPtr<int32_t (*)(void**, void*)>();
   impl->jit = std::move(*jit);
-  impl->def = req.def;
-  impl->shapes = *req.shapes;
-  result.kernel = std::make_shared<CpuKernel>(std::move(impl));
+  result.kernel = std::make_shared<CpuKernel>(*req.def, *req.shapes, std::move(impl));
   result.timings.push_back({"jit", ms_since(t0)});
   return result;
 }

@@ -9,6 +9,7 @@
 #include "codegen/GeneratedText.h"
 #include "lang/Sema.h"
 #include "lang/Shapes.h"
+#include "kernel/Kernel.h"
 #include "loopnest/LoopNest.h"
 #include "runtime/Interpreter.h"
 #include "support/Expected.h"
@@ -17,21 +18,25 @@ namespace tcs {
 
 class ThreadPool;
 
-class CpuKernel {
+class CpuKernel final : public Kernel {
  public:
   struct Impl;
-  explicit CpuKernel(std::unique_ptr<Impl> impl);
-  ~CpuKernel();
+  CpuKernel(const SemaDef& def, const DefShapes& shapes, std::unique_ptr<Impl> impl);
+  ~CpuKernel() override;
 
-  // Runs on raw buffers: one pointer per tensor of the def (SemaDef::tensors order), each
-  // dense, row-major, of the shapes the kernel was compiled for, none overlapping.
-  Status run_buffers(void* const* buffers, ThreadPool* pool) const;
+  std::string_view target() const override { return "cpu"; }
+  void set_threads(int threads) override;  // the kernel's own pool; 0: every core
+  int threads() const override;
+  Status run_buffers(std::vector<Tensor>& buffers) const override;
 
-  // Runs like the interpreter: copies of the supplied tensors in, outputs out.
-  Expected<TensorMap> run(const TensorMap& supplied, ThreadPool* pool) const;
+  // The same on raw pointers, one per tensor of the def (SemaDef::tensors order), each
+  // dense, row-major, of the compiled shapes, none overlapping; `pool` null: the kernel's
+  // own. For callers that own their memory (the benchmarks' rotating slots).
+  Status run_pointers(void* const* buffers, ThreadPool* pool = nullptr) const;
 
  private:
   std::unique_ptr<Impl> impl_;
+  std::unique_ptr<ThreadPool> pool_;
 };
 
 struct CpuCodegenRequest {

@@ -34,10 +34,10 @@ std::unique_ptr<CheckedFile> check_source(std::string name, std::string text) {
 
 Expected<std::unique_ptr<CheckedFile>> check_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{"cannot open '" + path + "'"};
+  if (!in) return Error{ErrorKind::InputFile, "cannot open '" + path + "'"};
   std::ostringstream ss;
   ss << in.rdbuf();
-  if (in.bad()) return Error{"cannot read '" + path + "'"};
+  if (in.bad()) return Error{ErrorKind::InputFile, "cannot read '" + path + "'"};
   return check_source(path, ss.str());
 }
 
@@ -46,12 +46,12 @@ Expected<const SemaDef*> select_entry(const CheckedFile& checked, std::string_vi
   for (const SemaDef& d : checked.defs) names += (names.empty() ? "" : ", ") + d.name;
   if (entry.empty()) {
     if (checked.defs.size() == 1) return &checked.defs[0];
-    if (checked.defs.empty()) return Error{checked.file.name() + " defines no kernel"};
-    return Error{checked.file.name() + " defines " + std::to_string(checked.defs.size()) +
+    if (checked.defs.empty()) return Error{ErrorKind::Source, checked.file.name() + " defines no kernel"};
+    return Error{ErrorKind::Source, checked.file.name() + " defines " + std::to_string(checked.defs.size()) +
                  " kernels (" + names + "); choose one with --entry NAME"};
   }
   if (const SemaDef* d = checked.find_def(entry)) return d;
-  return Error{"no def named '" + std::string(entry) + "' in " + checked.file.name() + "; it defines " + names};
+  return Error{ErrorKind::Source, "no def named '" + std::string(entry) + "' in " + checked.file.name() + "; it defines " + names};
 }
 
 SizeMap sizes_from_header(std::string_view text) {

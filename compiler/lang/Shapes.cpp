@@ -44,22 +44,22 @@ Expected<SizeMap> sizes_bind(const SemaDef& def, const SizeMap& explicit_sizes,
   for (const std::string& p : def.size_params) all += (all.empty() ? "" : ", ") + p;
   for (const auto& [name, v] : explicit_sizes) {
     if (def.find_size_param(name) < 0)
-      return Error{"'" + name + "' is not a size parameter of '" + def.name + "'" +
+      return Error{ErrorKind::Sizes, "'" + name + "' is not a size parameter of '" + def.name + "'" +
                    (all.empty() ? " (it has none)" : "; its sizes are " + all)};
     if (v < 1 || v > kMaxSize)
-      return Error{"size " + name + "=" + std::to_string(v) + " is out of range; sizes must be between 1 and " +
+      return Error{ErrorKind::Sizes, "size " + name + "=" + std::to_string(v) + " is out of range; sizes must be between 1 and " +
                    std::to_string(kMaxSize)};
     sizes[name] = v;
     origin[name] = "--size " + name + "=" + std::to_string(v);
   }
   for (const auto& [name, sig] : supplied) {
     int t = def.find_tensor(name);
-    if (t < 0) return Error{"'" + def.name + "' has no tensor named '" + name + "'"};
+    if (t < 0) return Error{ErrorKind::Sizes, "'" + def.name + "' has no tensor named '" + name + "'"};
     const SemaTensor& T = def.tensors[size_t(t)];
     if (T.role == TensorRole::Temporary)
-      return Error{"'" + name + "' is a temporary of '" + def.name + "' and cannot be supplied"};
+      return Error{ErrorKind::Sizes, "'" + name + "' is a temporary of '" + def.name + "' and cannot be supplied"};
     if (sig.dtype != T.type)
-      return Error{"tensor '" + name + "' must be " + std::string(scalar_type_name(T.type)) + ", but the supplied one is " +
+      return Error{ErrorKind::Sizes, "tensor '" + name + "' must be " + std::string(scalar_type_name(T.type)) + ", but the supplied one is " +
                    std::string(scalar_type_name(sig.dtype))};
     const ast::TensorDecl* decl = nullptr;
     const auto& decls = T.role == TensorRole::Input ? def.ast->params : def.ast->outputs;
@@ -67,30 +67,30 @@ Expected<SizeMap> sizes_bind(const SemaDef& def, const SizeMap& explicit_sizes,
       if (d.name == name) decl = &d;
     if (!decl || !decl->has_shape) {
       if (T.role == TensorRole::Input && sig.shape.size() != 0)
-        return Error{"tensor '" + name + "' is 0-d, but the supplied one has shape " + shape_text(sig.shape)};
+        return Error{ErrorKind::Sizes, "tensor '" + name + "' is 0-d, but the supplied one has shape " + shape_text(sig.shape)};
       continue;  // an output without a declared shape binds nothing; checked after evaluation
     }
     if (sig.shape.size() != decl->dims.size())
-      return Error{"tensor '" + name + "' has " + std::to_string(decl->dims.size()) + " dimensions, but the supplied one has shape " +
+      return Error{ErrorKind::Sizes, "tensor '" + name + "' has " + std::to_string(decl->dims.size()) + " dimensions, but the supplied one has shape " +
                    shape_text(sig.shape)};
     for (size_t d = 0; d < decl->dims.size(); ++d) {
       const ast::Dim& dim = decl->dims[d];
       int64_t got = sig.shape[d];
       if (dim.name.empty()) {
         if (got != dim.value)
-          return Error{"dimension " + std::to_string(d) + " of '" + name + "' must be " + std::to_string(dim.value) +
+          return Error{ErrorKind::Sizes, "dimension " + std::to_string(d) + " of '" + name + "' must be " + std::to_string(dim.value) +
                        ", but the supplied tensor has shape " + shape_text(sig.shape)};
         continue;
       }
       if (got < 1 || got > kMaxSize)
-        return Error{"dimension " + std::to_string(d) + " of '" + name + "' is " + std::to_string(got) +
+        return Error{ErrorKind::Sizes, "dimension " + std::to_string(d) + " of '" + name + "' is " + std::to_string(got) +
                      "; sizes must be between 1 and " + std::to_string(kMaxSize)};
       auto it = sizes.find(dim.name);
       if (it == sizes.end()) {
         sizes[dim.name] = got;
         origin[dim.name] = "the shape " + shape_text(sig.shape) + " of '" + name + "'";
       } else if (it->second != got) {
-        return Error{"size " + dim.name + " is " + std::to_string(it->second) + " from " + origin[dim.name] +
+        return Error{ErrorKind::Sizes, "size " + dim.name + " is " + std::to_string(it->second) + " from " + origin[dim.name] +
                      ", but the shape " + shape_text(sig.shape) + " of '" + name + "' gives " + dim.name + "=" +
                      std::to_string(got)};
       }
@@ -98,18 +98,18 @@ Expected<SizeMap> sizes_bind(const SemaDef& def, const SizeMap& explicit_sizes,
   }
   for (const std::string& p : def.size_params)
     if (!sizes.count(p))
-      return Error{"size " + p + " of '" + def.name + "' is not bound; pass --size " + p + "=INT or an input whose shape gives it"};
+      return Error{ErrorKind::Sizes, "size " + p + " of '" + def.name + "' is not bound; pass --size " + p + "=INT or an input whose shape gives it"};
   return sizes;
 }
 
 Expected<DefShapes> shapes_evaluate(const SemaDef& def, const SizeMap& sizes) {
-  if (!def.ok) return Error{"'" + def.name + "' has errors; fix them first"};
+  if (!def.ok) return Error{ErrorKind::Source, "'" + def.name + "' has errors; fix them first"};
   DefShapes out;
   out.sizes = sizes;
   std::string with = sizes.empty() ? "" : " with " + sizes_describe(def, sizes);
   auto eval = [&](const SymExpr& e, const std::string& what) -> Expected<int64_t> {
     auto v = e.eval(sizes);
-    if (!v) return Error{"cannot evaluate " + what + " ('" + e.str() + "')" + with + ": a size is missing or the value overflows"};
+    if (!v) return Error{ErrorKind::Sizes, "cannot evaluate " + what + " ('" + e.str() + "')" + with + ": a size is missing or the value overflows"};
     return *v;
   };
   for (size_t s = 0; s < def.stmts.size(); ++s) {
@@ -117,11 +117,11 @@ Expected<DefShapes> shapes_evaluate(const SemaDef& def, const SizeMap& sizes) {
     std::vector<IndexRange> ranges;
     for (const SemaIndex& ix : st.indices) {
       auto lo = eval(ix.lo, "the lower bound of index '" + ix.name + "'");
-      if (!lo) return Error{lo.error()};
+      if (!lo) return lo.failure();
       auto hi = eval(ix.hi, "the upper bound of index '" + ix.name + "'");
-      if (!hi) return Error{hi.error()};
+      if (!hi) return hi.failure();
       if (*hi < *lo)
-        return Error{"index '" + ix.name + "' of statement " + std::to_string(s + 1) + " of '" + def.name +
+        return Error{ErrorKind::Sizes, "index '" + ix.name + "' of statement " + std::to_string(s + 1) + " of '" + def.name +
                      "' has an empty range [" + std::to_string(*lo) + ", " + std::to_string(*hi) + "] (" + ix.lo.str() +
                      " to " + ix.hi.str() + ")" + with};
       ranges.push_back({ix.name, *lo, *hi});
@@ -132,11 +132,11 @@ Expected<DefShapes> shapes_evaluate(const SemaDef& def, const SizeMap& sizes) {
     TensorShape shape;
     for (int d = 0; d < T.rank(); ++d) {
       auto lo = eval(T.lo[size_t(d)], "the shape of '" + T.name + "'");
-      if (!lo) return Error{lo.error()};
+      if (!lo) return lo.failure();
       auto hi = eval(T.hi[size_t(d)], "the shape of '" + T.name + "'");
-      if (!hi) return Error{hi.error()};
+      if (!hi) return hi.failure();
       if (*hi < *lo)
-        return Error{"'" + T.name + "' would have " + std::to_string(*hi - *lo + 1) + " elements in dimension " +
+        return Error{ErrorKind::Sizes, "'" + T.name + "' would have " + std::to_string(*hi - *lo + 1) + " elements in dimension " +
                      std::to_string(d) + with};
       shape.min.push_back(*lo);
       shape.extent.push_back(*hi - *lo + 1);
@@ -152,9 +152,9 @@ Expected<DefShapes> shapes_evaluate(const SemaDef& def, const SizeMap& sizes) {
       const SemaTensor& T = def.tensors[size_t(c.tensor)];
       auto lo = lo_e.eval(sizes), hi = hi_e.eval(sizes);
       auto L = T.lo[size_t(c.dim)].eval(sizes), H = T.hi[size_t(c.dim)].eval(sizes);
-      if (!lo || !hi || !L || !H) return Error{"cannot evaluate the bounds of an access to '" + T.name + "'" + with};
+      if (!lo || !hi || !L || !H) return Error{ErrorKind::Sizes, "cannot evaluate the bounds of an access to '" + T.name + "'" + with};
       if (*lo < *L || *hi > *H)
-        return Error{"statement " + std::to_string(s + 1) + " of '" + def.name + "' reads '" + T.name +
+        return Error{ErrorKind::Sizes, "statement " + std::to_string(s + 1) + " of '" + def.name + "' reads '" + T.name +
                      "' out of bounds" + with + ": dimension " + std::to_string(c.dim) + " is accessed over [" +
                      std::to_string(*lo) + ", " + std::to_string(*hi) + "] but spans [" + std::to_string(*L) + ", " +
                      std::to_string(*H) + "]"};

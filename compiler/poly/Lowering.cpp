@@ -10,8 +10,11 @@
 
 namespace tcs {
 
-std::vector<std::string> lowering_pass_names() {
-  return {"model", "dependences", "schedule", "tile", "cpu-marks", "pack", "ast"};
+std::vector<std::string> lowering_pass_names(const std::vector<MappingPass>& mapping) {
+  std::vector<std::string> names = {"model", "dependences", "schedule", "tile"};
+  for (const MappingPass& p : mapping) names.push_back(p.name);
+  names.push_back("ast");
+  return names;
 }
 
 namespace {
@@ -20,7 +23,7 @@ Status check_against_kernel(const SemaDef& def, const MappingOptions& o) {
   for (size_t i = 0; i < o.cpu.pack.size(); ++i) {
     const std::string& t = o.cpu.pack[i].tensor;
     if (def.find_tensor(t) < 0)
-      return Error{"cpu.pack[" + std::to_string(i) + "].tensor: '" + def.name + "' has no tensor named '" + t + "'"};
+      return Error{ErrorKind::Options, "cpu.pack[" + std::to_string(i) + "].tensor: '" + def.name + "' has no tensor named '" + t + "'"};
   }
   return success();
 }
@@ -28,10 +31,11 @@ Status check_against_kernel(const SemaDef& def, const MappingOptions& o) {
 }  // namespace
 
 Expected<LoweringResult> lower_to_loop_nest(const SemaDef& def, const DefShapes& shapes,
-                                            const MappingOptions& options, const std::atomic<bool>* cancel) {
-  if (!def.ok) return Error{"'" + def.name + "' has errors; fix them before compiling it"};
-  if (Status s = mapping_options_validate(options); !s) return Error{"options: " + s.error()};
-  if (Status s = check_against_kernel(def, options); !s) return Error{"options: " + s.error()};
+                                            const MappingOptions& options, const std::vector<MappingPass>& mapping,
+                                            const std::atomic<bool>* cancel) {
+  if (!def.ok) return Error{ErrorKind::Source, "'" + def.name + "' has errors; fix them before compiling it"};
+  if (Status s = mapping_options_validate(options); !s) return Error{ErrorKind::Options, "options: " + s.error()};
+  if (Status s = check_against_kernel(def, options); !s) return Error{ErrorKind::Options, "options: " + s.error()};
 
   LoweringResult result;
   poly::PolyJob job(def, shapes, options);
@@ -55,18 +59,17 @@ Expected<LoweringResult> lower_to_loop_nest(const SemaDef& def, const DefShapes&
     bool done = step("model", [&] { poly::build_model(job); job.schedule = job.initial; }) &&
                 step("dependences", [&] { poly::compute_dependences(job); }) &&
                 step("schedule", [&] { poly::compute_schedule(job); }) &&
-                step("tile", [&] { poly::tile_bands(job); }) &&
-                step("cpu-marks", [&] { poly::mark_cpu_loops(job); }) &&
-                step("pack", [&] { poly::pack_tensors(job); }) &&
-                step("ast", [&] {
-                  result.nest = poly::build_loop_nest(job);
-                  separate_full_register_tiles(result.nest);
-                });
-    if (!done) return Error{"compilation cancelled"};
+                step("tile", [&] { poly::tile_bands(job); });
+    for (const MappingPass& p : mapping) done = done && step(p.name, [&] { p.run(job); });
+    done = done && step("ast", [&] {
+             result.nest = poly::build_loop_nest(job);
+             separate_full_register_tiles(result.nest);
+           });
+    if (!done) return Error{ErrorKind::Cancelled, "compilation cancelled"};
   } catch (const poly::OptionError& e) {
-    return Error{"options: " + e.message};
+    return Error{ErrorKind::Options, "options: " + e.message};
   } catch (const std::exception& e) {
-    return Error{std::string("internal error in the polyhedral pipeline: ") + e.what()};
+    return Error{ErrorKind::Internal, std::string("internal error in the polyhedral pipeline: ") + e.what()};
   }
   result.model = std::move(job.info);
   return result;

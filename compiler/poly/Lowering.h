@@ -10,6 +10,7 @@
 #include "lang/Shapes.h"
 #include "loopnest/LoopNest.h"
 #include "poly/MappingOptions.h"
+#include "poly/Passes.h"
 #include "poly/ScheduleTree.h"
 #include "support/Expected.h"
 
@@ -21,13 +22,15 @@ struct LoweringResult {
   LoopNest nest;
 };
 
-// The passes, in order; --dump-after and the IDE's pass list use these names.
-std::vector<std::string> lowering_pass_names();
+// The passes, in order, for a target's mapping passes; --dump-after and the IDE's pass
+// list use these names.
+std::vector<std::string> lowering_pass_names(const std::vector<MappingPass>& mapping);
 
+// model -> dependences -> schedule -> tile -> the target's mapping passes -> ast.
 // `cancel`, when set, is polled between passes (and bounds isl's work); a cancelled job
-// returns an error saying so.
+// returns a Cancelled error. Options the kernel refuses are Options errors.
 Expected<LoweringResult> lower_to_loop_nest(const SemaDef& def, const DefShapes& shapes,
-                                            const MappingOptions& options,
+                                            const MappingOptions& options, const std::vector<MappingPass>& mapping,
                                             const std::atomic<bool>* cancel = nullptr);
 
 }  // namespace tcs

@@ -63,7 +63,7 @@ class OptionReader {
 
   static Status read_object(const JsonValue& v, const std::string& prefix, const std::vector<Field>& fields) {
     if (v.kind != JsonValue::Kind::Object)
-      return Error{field_at(v, prefix.empty() ? "the options" : prefix) + " must be an object, got " +
+      return Error{ErrorKind::Options, field_at(v, prefix.empty() ? "the options" : prefix) + " must be an object, got " +
                    std::string(JsonValue::kind_name(v.kind))};
     for (const auto& [key, value] : v.object) {
       auto f = std::find_if(fields.begin(), fields.end(), [&](const Field& x) { return x.key == key; });
@@ -73,7 +73,7 @@ class OptionReader {
         size_t best = 3;
         for (const Field& x : fields)
           if (size_t d = edit_distance(key, x.key); d < best) best = d, hint = std::string(x.key);
-        return Error{field_at(value, "unknown option '" + name + "'") +
+        return Error{ErrorKind::Options, field_at(value, "unknown option '" + name + "'") +
                      (hint.empty() ? "" : " (did you mean '" + (prefix.empty() ? hint : prefix + "." + hint) + "'?)")};
       }
       if (Status s = f->read(value, name); !s) return s;
@@ -83,14 +83,14 @@ class OptionReader {
 
   static Status boolean(const JsonValue& v, const std::string& name, bool& out) {
     if (v.kind != JsonValue::Kind::Bool)
-      return Error{field_at(v, name) + " must be true or false, got " + std::string(JsonValue::kind_name(v.kind))};
+      return Error{ErrorKind::Options, field_at(v, name) + " must be true or false, got " + std::string(JsonValue::kind_name(v.kind))};
     out = v.boolean;
     return success();
   }
 
   static Status integer(const JsonValue& v, const std::string& name, int64_t& out) {
     if (v.kind != JsonValue::Kind::Number || !v.is_integer)
-      return Error{field_at(v, name) + " must be an integer, got " +
+      return Error{ErrorKind::Options, field_at(v, name) + " must be an integer, got " +
                    (v.kind == JsonValue::Kind::Number ? "a fractional number" : std::string(JsonValue::kind_name(v.kind)))};
     out = v.integer;
     return success();
@@ -98,7 +98,7 @@ class OptionReader {
 
   static Status integer_list(const JsonValue& v, const std::string& name, std::vector<int64_t>& out) {
     if (v.kind != JsonValue::Kind::Array)
-      return Error{field_at(v, name) + " must be an array of integers, got " + std::string(JsonValue::kind_name(v.kind))};
+      return Error{ErrorKind::Options, field_at(v, name) + " must be an array of integers, got " + std::string(JsonValue::kind_name(v.kind))};
     out.clear();
     for (size_t i = 0; i < v.array.size(); ++i) {
       int64_t x = 0;
@@ -111,7 +111,7 @@ class OptionReader {
   static Status fusion(const JsonValue& v, const std::string& name, FusionStrategy& out) {
     for (FusionStrategy f : {FusionStrategy::Max, FusionStrategy::Preserve3Coincident, FusionStrategy::Min})
       if (v.kind == JsonValue::Kind::String && v.string == fusion_strategy_name(f)) return out = f, success();
-    return Error{field_at(v, name) + " must be \"Max\", \"Preserve3Coincident\" or \"Min\"" +
+    return Error{ErrorKind::Options, field_at(v, name) + " must be \"Max\", \"Preserve3Coincident\" or \"Min\"" +
                  (v.kind == JsonValue::Kind::String ? ", got \"" + v.string + "\"" : "")};
   }
 };
@@ -119,11 +119,11 @@ class OptionReader {
 // Validation where each message names the field and the offending value.
 Status check_sizes(const std::vector<int64_t>& sizes, const std::string& name) {
   if (sizes.size() > kMaxTileLevels)
-    return Error{name + " has " + std::to_string(sizes.size()) + " entries; at most " +
+    return Error{ErrorKind::Options, name + " has " + std::to_string(sizes.size()) + " entries; at most " +
                  std::to_string(kMaxTileLevels) + " loops can be tiled"};
   for (size_t i = 0; i < sizes.size(); ++i)
     if (sizes[i] < 1 || sizes[i] > kMaxTileSize)
-      return Error{name + "[" + std::to_string(i) + "] must be a positive integer up to " +
+      return Error{ErrorKind::Options, name + "[" + std::to_string(i) + "] must be a positive integer up to " +
                    std::to_string(kMaxTileSize) + ", got " + std::to_string(sizes[i])};
   return success();
 }
@@ -134,41 +134,41 @@ Status mapping_options_validate(const MappingOptions& o) {
   if (Status s = check_sizes(o.tile, "tile"); !s) return s;
   if (Status s = check_sizes(o.register_tile, "registerTile"); !s) return s;
   if (!o.register_tile.empty() && o.tile.empty())
-    return Error{"registerTile needs tile: the register tiles are cut out of the cache tiles"};
+    return Error{ErrorKind::Options, "registerTile needs tile: the register tiles are cut out of the cache tiles"};
   for (size_t i = 0; i < o.register_tile.size() && i < o.tile.size(); ++i)
     if (o.register_tile[i] > o.tile[i])
-      return Error{"registerTile[" + std::to_string(i) + "] (" + std::to_string(o.register_tile[i]) +
+      return Error{ErrorKind::Options, "registerTile[" + std::to_string(i) + "] (" + std::to_string(o.register_tile[i]) +
                    ") is larger than tile[" + std::to_string(i) + "] (" + std::to_string(o.tile[i]) + ")"};
   if (o.unroll < 1 || o.unroll > 64)
-    return Error{"unroll must be between 1 and 64, got " + std::to_string(o.unroll)};
+    return Error{ErrorKind::Options, "unroll must be between 1 and 64, got " + std::to_string(o.unroll)};
   const CpuMapping& c = o.cpu;
   if (c.vector_width < 1 || c.vector_width > 64 || (c.vector_width & (c.vector_width - 1)) != 0)
-    return Error{"cpu.vectorWidth must be a power of two from 1 to 64, got " + std::to_string(c.vector_width)};
+    return Error{ErrorKind::Options, "cpu.vectorWidth must be a power of two from 1 to 64, got " + std::to_string(c.vector_width)};
   std::vector<int> order = c.point_loop_order;
   std::sort(order.begin(), order.end());
   for (size_t i = 0; i < order.size(); ++i)
     if (order[i] != int(i))
-      return Error{"cpu.pointLoopOrder must be a permutation of 0.." + std::to_string(int(order.size()) - 1) +
+      return Error{ErrorKind::Options, "cpu.pointLoopOrder must be a permutation of 0.." + std::to_string(int(order.size()) - 1) +
                    " (each loop once)"};
   std::set<std::string> packed;
   for (size_t i = 0; i < c.pack.size(); ++i) {
     const PackRequest& p = c.pack[i];
     std::string name = "cpu.pack[" + std::to_string(i) + "]";
-    if (p.tensor.empty()) return Error{name + ".tensor must name a tensor"};
+    if (p.tensor.empty()) return Error{ErrorKind::Options, name + ".tensor must name a tensor"};
     if (p.depth < 0 || p.depth > int(kMaxTileLevels))
-      return Error{name + ".depth must be between 0 and " + std::to_string(kMaxTileLevels) + ", got " +
+      return Error{ErrorKind::Options, name + ".depth must be between 0 and " + std::to_string(kMaxTileLevels) + ", got " +
                    std::to_string(p.depth)};
-    if (!packed.insert(p.tensor).second) return Error{name + " packs '" + p.tensor + "' a second time"};
+    if (!packed.insert(p.tensor).second) return Error{ErrorKind::Options, name + " packs '" + p.tensor + "' a second time"};
   }
-  if (!c.pack.empty() && o.tile.empty()) return Error{"cpu.pack needs tile: a tensor tile is packed per cache tile"};
+  if (!c.pack.empty() && o.tile.empty()) return Error{ErrorKind::Options, "cpu.pack needs tile: a tensor tile is packed per cache tile"};
   if (c.register_accumulate && o.register_tile.empty())
-    return Error{"cpu.registerAccumulate needs registerTile: it keeps the register tile's accumulators in registers"};
+    return Error{ErrorKind::Options, "cpu.registerAccumulate needs registerTile: it keeps the register tile's accumulators in registers"};
   return success();
 }
 
 Expected<MappingOptions> mapping_options_from_json(std::string_view text) {
   Expected<JsonValue> doc = json_parse(text);
-  if (!doc) return Error{"options: " + doc.error()};
+  if (!doc) return Error{ErrorKind::Options, "options: " + doc.error()};
   MappingOptions o;
   using R = OptionReader;
   auto int_field = [](int& out, int64_t lo, int64_t hi) {
@@ -176,7 +176,7 @@ Expected<MappingOptions> mapping_options_from_json(std::string_view text) {
       int64_t x = 0;
       if (Status s = R::integer(v, n, x); !s) return s;
       if (x < lo || x > hi)
-        return Error{field_at(v, n) + " must be between " + std::to_string(lo) + " and " + std::to_string(hi) +
+        return Error{ErrorKind::Options, field_at(v, n) + " must be between " + std::to_string(lo) + " and " + std::to_string(hi) +
                      ", got " + std::to_string(x)};
       out = int(x);
       return success();
@@ -185,13 +185,13 @@ Expected<MappingOptions> mapping_options_from_json(std::string_view text) {
   auto sizes_field = [](std::vector<int64_t>& out) {
     return [&out](const JsonValue& v, const std::string& n) -> Status {
       if (Status s = R::integer_list(v, n, out); !s) return s;
-      if (Status s = check_sizes(out, n); !s) return Error{field_at(v, s.error())};
+      if (Status s = check_sizes(out, n); !s) return Error{ErrorKind::Options, field_at(v, s.error())};
       return success();
     };
   };
   auto pack_field = [&o, &int_field](const JsonValue& v, const std::string& n) -> Status {
     if (v.kind != JsonValue::Kind::Array)
-      return Error{field_at(v, n) + " must be an array of {\"tensor\": NAME, \"depth\": N}"};
+      return Error{ErrorKind::Options, field_at(v, n) + " must be an array of {\"tensor\": NAME, \"depth\": N}"};
     o.cpu.pack.clear();
     for (size_t i = 0; i < v.array.size(); ++i) {
       PackRequest p;
@@ -199,13 +199,13 @@ Expected<MappingOptions> mapping_options_from_json(std::string_view text) {
       bool has_tensor = false;
       Status s = R::read_object(v.array[i], en,
           {{"tensor", [&](const JsonValue& t, const std::string& tn) -> Status {
-              if (t.kind != JsonValue::Kind::String) return Error{field_at(t, tn) + " must be a string"};
+              if (t.kind != JsonValue::Kind::String) return Error{ErrorKind::Options, field_at(t, tn) + " must be a string"};
               p.tensor = t.string, has_tensor = true;
               return success();
             }},
            {"depth", int_field(p.depth, 0, int64_t(kMaxTileLevels))}});
       if (!s) return s;
-      if (!has_tensor) return Error{field_at(v.array[i], en) + " needs \"tensor\""};
+      if (!has_tensor) return Error{ErrorKind::Options, field_at(v.array[i], en) + " needs \"tensor\""};
       o.cpu.pack.push_back(p);
     }
     return success();
@@ -215,7 +215,7 @@ Expected<MappingOptions> mapping_options_from_json(std::string_view text) {
     if (Status s = R::integer_list(v, n, xs); !s) return s;
     o.cpu.point_loop_order.clear();
     for (int64_t x : xs) {
-      if (x < 0 || x >= int64_t(kMaxTileLevels)) return Error{field_at(v, n) + " holds " + std::to_string(x) + ", not a loop position"};
+      if (x < 0 || x >= int64_t(kMaxTileLevels)) return Error{ErrorKind::Options, field_at(v, n) + " holds " + std::to_string(x) + ", not a loop position"};
       o.cpu.point_loop_order.push_back(int(x));
     }
     return success();
@@ -242,8 +242,8 @@ Expected<MappingOptions> mapping_options_from_json(std::string_view text) {
         [&](const JsonValue& v, const std::string& n) { return R::boolean(v, n, o.tile_imperfectly_nested); }},
        {"unroll", int_field(o.unroll, 1, 64)},
        {"cpu", cpu_field}});
-  if (!s) return Error{"options: " + s.error()};
-  if (Status v = mapping_options_validate(o); !v) return Error{"options: " + v.error()};
+  if (!s) return Error{ErrorKind::Options, "options: " + s.error()};
+  if (Status v = mapping_options_validate(o); !v) return Error{ErrorKind::Options, "options: " + v.error()};
   return o;
 }
 
@@ -366,7 +366,7 @@ Expected<MappingOptions> mapping_preset(std::string_view name, const SemaDef& de
   }
   const SemaStmt* contraction = contraction_stmt(def);
   if (name == "contraction" && !contraction)
-    return Error{"preset 'contraction' needs a sum of products with at least two left-hand indices and a summed "
+    return Error{ErrorKind::Options, "preset 'contraction' needs a sum of products with at least two left-hand indices and a summed "
                  "one; '" + def.name + "' has none"};
   if (name == "contraction" || (name == "default" && classify_kernel(def) == KernelClass::Contraction && contraction))
     return contraction_preset(*contraction);
@@ -378,7 +378,7 @@ Expected<MappingOptions> mapping_preset(std::string_view name, const SemaDef& de
   }
   std::string known;
   for (const std::string& n : mapping_preset_names()) known += (known.empty() ? "" : ", ") + n;
-  return Error{"unknown preset '" + std::string(name) + "' (known presets: " + known + ")"};
+  return Error{ErrorKind::Options, "unknown preset '" + std::string(name) + "' (known presets: " + known + ")"};
 }
 
 }  // namespace tcs

@@ -14,6 +14,7 @@
 #include "lang/Shapes.h"
 #include "loopnest/LoopNest.h"
 #include "poly/MappingOptions.h"
+#include "poly/Passes.h"
 #include "poly/ScheduleTree.h"
 
 namespace tcs::poly {
@@ -69,13 +70,7 @@ struct PolyJob {
   void note(const std::string& n);  // an approximation or fallback, once per text
 };
 
-// The passes (ARCHITECTURE.md §4), in pipeline order.
-void build_model(PolyJob& job);
-void compute_dependences(PolyJob& job);
-void compute_schedule(PolyJob& job);
-void tile_bands(PolyJob& job);
-void mark_cpu_loops(PolyJob& job);
-void pack_tensors(PolyJob& job);
+// The last pass: the schedule tree becomes a LoopNest (the other passes are in Passes.h).
 LoopNest build_loop_nest(PolyJob& job);
 
 // Packing, as the AST pass sees it: the request a "pack<k>" mark stands for (-1 for

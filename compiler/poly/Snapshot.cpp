@@ -93,16 +93,16 @@ Expected<bool> schedules_equivalent(std::string_view a, std::string_view b) {
     return m;
   };
   isl_union_map* ma = schedule_map(a);
-  if (!ma) return Error{"the first schedule is not isl schedule text"};
+  if (!ma) return Error{ErrorKind::Internal, "the first schedule is not isl schedule text"};
   isl_union_map* mb = schedule_map(b);
   if (!mb) {
     isl_union_map_free(ma);
-    return Error{"the second schedule is not isl schedule text"};
+    return Error{ErrorKind::Internal, "the second schedule is not isl schedule text"};
   }
   isl_bool eq = isl_union_map_is_equal(ma, mb);
   isl_union_map_free(ma);
   isl_union_map_free(mb);
-  if (eq == isl_bool_error) return Error{"isl could not compare the schedules"};
+  if (eq == isl_bool_error) return Error{ErrorKind::Internal, "isl could not compare the schedules"};
   return eq == isl_bool_true;
 }
 

@@ -37,6 +37,7 @@ std::string num(double v) {
 
 TensorComparison compare_tensors(const std::string& name, const Tensor& got, const Tensor& want) {
   TensorComparison r;
+  r.name = name;
   r.bound = comparison_bound(want.dtype);
   if (got.shape != want.shape || got.dtype != want.dtype) {
     r.ok = false;

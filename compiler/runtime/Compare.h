@@ -12,6 +12,7 @@
 namespace tcs {
 
 struct TensorComparison {
+  std::string name;      // the tensor compared
   bool ok = true;
   double max_error = 0;  // the largest element error
   double bound = 0;      // the bound for this element type

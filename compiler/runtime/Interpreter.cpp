@@ -143,18 +143,19 @@ class Runner {
  public:
   Runner(const SemaDef& def, const DefShapes& shapes) : def_(def), shapes_(shapes) {}
 
-  Expected<TensorMap> run(const TensorMap& supplied) {
-    if (!def_.ok) return Error{"'" + def_.name + "' has errors; fix them before running it"};
-    auto buffers = kernel_buffers(def_, shapes_, supplied);
-    if (!buffers) return Error{buffers.error()};
-    buffers_ = std::move(*buffers);
+  // Runs in place on `buffers` (kernel_buffers' layout); they are handed back either way.
+  Status run(std::vector<Tensor>& buffers) {
+    if (!def_.ok) return Error{ErrorKind::Source, "'" + def_.name + "' has errors; fix them before running it"};
+    buffers_ = std::move(buffers);
     for (const TensorShape& shape : shapes_.tensors) strides_.push_back(shape.strides());
+    Status result = success();
     try {
       for (size_t s = 0; s < def_.stmts.size(); ++s) run_stmt(int(s));
     } catch (RunError& e) {
-      return Error{e.message};
+      result = Error{ErrorKind::RuntimeFault, e.message};
     }
-    return kernel_outputs(def_, std::move(buffers_));
+    buffers = std::move(buffers_);
+    return result;
   }
 
  private:
@@ -356,8 +357,16 @@ class Runner {
 
 }  // namespace
 
+Status interpret_buffers(const SemaDef& def, const DefShapes& shapes, std::vector<Tensor>& buffers) {
+  return Runner(def, shapes).run(buffers);
+}
+
 Expected<TensorMap> interpret(const SemaDef& def, const DefShapes& shapes, const TensorMap& supplied) {
-  return Runner(def, shapes).run(supplied);
+  if (!def.ok) return Error{ErrorKind::Source, "'" + def.name + "' has errors; fix them before running it"};
+  auto buffers = kernel_buffers(def, shapes, supplied);
+  if (!buffers) return buffers.failure();
+  if (Status s = interpret_buffers(def, shapes, *buffers); !s) return s.failure();
+  return kernel_outputs(def, std::move(*buffers));
 }
 
 }  // namespace tcs

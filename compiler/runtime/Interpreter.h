@@ -17,4 +17,7 @@ namespace tcs {
 // names. Shapes must come from shapes_evaluate(def, sizes bound from these tensors).
 Expected<TensorMap> interpret(const SemaDef& def, const DefShapes& shapes, const TensorMap& supplied);
 
+// The same, in place on buffers laid out by kernel_buffers (what a Kernel runs on).
+Status interpret_buffers(const SemaDef& def, const DefShapes& shapes, std::vector<Tensor>& buffers);
+
 }  // namespace tcs

@@ -18,17 +18,17 @@ Expected<std::vector<Tensor>> kernel_buffers(const SemaDef& def, const DefShapes
     auto it = supplied.find(T.name);
     if (it != supplied.end()) {
       if (it->second.shape != shape)
-        return Error{"tensor '" + T.name + "' must have shape " + describe_shape(shape) + ", but the supplied one is " +
+        return Error{ErrorKind::Sizes, "tensor '" + T.name + "' must have shape " + describe_shape(shape) + ", but the supplied one is " +
                      tensor_describe(it->second)};
       if (it->second.dtype != T.type)
-        return Error{"tensor '" + T.name + "' must be " + std::string(scalar_type_name(T.type)) +
+        return Error{ErrorKind::Sizes, "tensor '" + T.name + "' must be " + std::string(scalar_type_name(T.type)) +
                      ", but the supplied one is " + tensor_describe(it->second)};
       buffers.push_back(it->second);
       continue;
     }
-    if (T.role == TensorRole::Input) return Error{"input '" + T.name + "' is missing"};
+    if (T.role == TensorRole::Input) return Error{ErrorKind::Sizes, "input '" + T.name + "' is missing"};
     auto z = Tensor::zeros(T.type, shape);
-    if (!z) return Error{"cannot allocate '" + T.name + "': " + z.error()};
+    if (!z) return Error{ErrorKind::Sizes, "cannot allocate '" + T.name + "': " + z.error()};
     buffers.push_back(std::move(*z));
   }
   return buffers;

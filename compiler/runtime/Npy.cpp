@@ -36,7 +36,7 @@ namespace {
 constexpr std::string_view kMagic("\x93NUMPY", 6);
 
 Error npy_error(const std::string& name, const std::string& problem) {
-  return Error{name + ": " + problem};
+  return Error{ErrorKind::InputFile, name + ": " + problem};
 }
 
 // ---------------------------------------------------------------------------------------
@@ -64,10 +64,10 @@ std::string descr_from_dtype(ScalarType dtype) {
 
 Expected<ScalarType> dtype_from_descr(const PyValue& descr) {
   if (descr.kind == PyValue::Kind::List)
-    return Error{
+    return Error{ErrorKind::InputFile, 
         "structured (record) dtypes are not supported; save each field as its "
         "own array"};
-  if (descr.kind != PyValue::Kind::String) return Error{"'descr' is not a string"};
+  if (descr.kind != PyValue::Kind::String) return Error{ErrorKind::InputFile, "'descr' is not a string"};
 
   std::string_view text = descr.text;
   char order = '=';
@@ -76,37 +76,37 @@ Expected<ScalarType> dtype_from_descr(const PyValue& descr) {
     text.remove_prefix(1);
   }
   if (!text.empty() && text[0] == 'O')
-    return Error{"object arrays (dtype '" + descr.text +
+    return Error{ErrorKind::InputFile, "object arrays (dtype '" + descr.text +
                  "') are not supported; save a numeric array"};
   for (const DtypeCode& entry : kDtypeCodes) {
     if (entry.code != text) continue;
     if (scalar_type_bytes(entry.dtype) == 1) return entry.dtype;  // any order mark
     if (order == '>')
-      return Error{"big-endian data ('" + descr.text + "') is not supported; convert " +
+      return Error{ErrorKind::InputFile, "big-endian data ('" + descr.text + "') is not supported; convert " +
                    "with arr.astype('<" + std::string(text) + "')"};
     if (order == '|')
-      return Error{"dtype '" + descr.text + "' has no byte order but needs one"};
+      return Error{ErrorKind::InputFile, "dtype '" + descr.text + "' has no byte order but needs one"};
     return entry.dtype;
   }
-  return Error{"unsupported dtype '" + descr.text +
+  return Error{ErrorKind::InputFile, "unsupported dtype '" + descr.text +
                "' (supported: bool, int8-64, uint8-64, float16/32/64)"};
 }
 
 Expected<std::vector<int64_t>> shape_from_value(const PyValue& value) {
-  if (value.kind != PyValue::Kind::Tuple) return Error{"'shape' is not a tuple"};
+  if (value.kind != PyValue::Kind::Tuple) return Error{ErrorKind::InputFile, "'shape' is not a tuple"};
   std::vector<int64_t> shape;
   for (const PyValue& item : value.items) {
     if (item.kind != PyValue::Kind::Integer)
-      return Error{"'shape' holds something other than integers"};
+      return Error{ErrorKind::InputFile, "'shape' holds something other than integers"};
     std::string_view digits = item.text;
     if (!digits.empty() && digits[0] == '+') digits.remove_prefix(1);
     int64_t extent = 0;
     auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), extent);
     if (ec == std::errc::result_out_of_range)
-      return Error{"dimension " + item.text + " in 'shape' is too large"};
+      return Error{ErrorKind::InputFile, "dimension " + item.text + " in 'shape' is too large"};
     if (ec != std::errc() || end != digits.data() + digits.size())
-      return Error{"bad dimension '" + item.text + "' in 'shape'"};
-    if (extent < 0) return Error{"negative dimension " + item.text + " in 'shape'"};
+      return Error{ErrorKind::InputFile, "bad dimension '" + item.text + "' in 'shape'"};
+    if (extent < 0) return Error{ErrorKind::InputFile, "negative dimension " + item.text + " in 'shape'"};
     shape.push_back(extent);
   }
   return shape;
@@ -148,7 +148,7 @@ Expected<NpyPreamble> npy_preamble_parse(std::string_view start, const std::stri
 // Parses everything before the element data; `start` must hold at least the header.
 Expected<NpyHeader> npy_header_parse(std::string_view start, const std::string& name) {
   Expected<NpyPreamble> preamble = npy_preamble_parse(start, name);
-  if (!preamble) return Error{preamble.error()};
+  if (!preamble) return preamble.failure();
   size_t available = start.size() - preamble->header_offset;
   if (available < preamble->header_bytes)
     return npy_error(name, "truncated header (the file ends " + std::to_string(available) +
@@ -276,10 +276,10 @@ Status tensor_consistency_check(const Tensor& t, const std::string& name) {
 
 Expected<Tensor> npy_parse(const std::string& bytes, const std::string& name_for_errors) {
   Expected<NpyHeader> header = npy_header_parse(bytes, name_for_errors);
-  if (!header) return Error{header.error()};
+  if (!header) return header.failure();
   Status fits =
       npy_data_check(*header, bytes.size() - header->data_offset, name_for_errors);
-  if (!fits) return Error{fits.error()};
+  if (!fits) return fits.failure();
   // The bytes already exist in memory, so no size limit beyond theirs applies.
   Expected<Tensor> t =
       Tensor::zeros(header->dtype, header->shape, std::numeric_limits<size_t>::max());
@@ -316,14 +316,14 @@ Expected<Tensor> npy_read(const std::string& path) {
   std::string start;
   read_up_to(start, size_t(std::min<uintmax_t>(file_bytes, 12)));
   Expected<NpyPreamble> preamble = npy_preamble_parse(start, path);
-  if (!preamble) return Error{preamble.error()};
+  if (!preamble) return preamble.failure();
   uintmax_t header_end = preamble->header_offset + uintmax_t(preamble->header_bytes);
   read_up_to(start, size_t(std::min(file_bytes, header_end)));
 
   Expected<NpyHeader> header = npy_header_parse(start, path);
-  if (!header) return Error{header.error()};
+  if (!header) return header.failure();
   Status fits = npy_data_check(*header, size_t(file_bytes - header->data_offset), path);
-  if (!fits) return Error{fits.error()};
+  if (!fits) return fits.failure();
 
   // The default limit turns a file larger than memory can hold into a message.
   Expected<Tensor> t = Tensor::zeros(header->dtype, header->shape);

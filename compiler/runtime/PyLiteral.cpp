@@ -23,7 +23,7 @@ class PyLiteralParser {
   static constexpr int kMaxDepth = 32;
 
   Error fail(const std::string& what) const {
-    return Error{"malformed header: " + what + " at offset " + std::to_string(pos_)};
+    return Error{ErrorKind::InputFile, "malformed header: " + what + " at offset " + std::to_string(pos_)};
   }
 
   void skip_space() {

@@ -72,7 +72,7 @@ Expected<TensorMap> random_inputs(const SemaDef& def, const DefShapes& shapes, u
     const SemaTensor& T = def.tensors[t];
     if (T.role != TensorRole::Input || already_supplied.count(T.name)) continue;
     auto z = Tensor::zeros(T.type, shapes.tensors[t].extent);
-    if (!z) return Error{"cannot allocate input '" + T.name + "': " + z.error()};
+    if (!z) return error_prefixed(z.failure(), "cannot allocate input '" + T.name + "': ");
     Tensor& x = *z;
     const InputUse& u = uses[t];
     int64_t n = x.numel();
@@ -87,7 +87,7 @@ Expected<TensorMap> random_inputs(const SemaDef& def, const DefShapes& shapes, u
       if (scalar_type_is_signed(T.type) && !u.positive) lo = -9;
       if (u.positive) lo = 1;
       if (u.subscript) {
-        if (u.lo > u.hi) return Error{"input '" + T.name + "' is used as a subscript of dimensions that do not overlap"};
+        if (u.lo > u.hi) return Error{ErrorKind::Sizes, "input '" + T.name + "' is used as a subscript of dimensions that do not overlap"};
         lo = u.lo, hi = u.hi;
       }
       std::uniform_int_distribution<int64_t> d(lo, hi);

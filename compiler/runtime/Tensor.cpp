@@ -33,7 +33,7 @@ std::string tensor_describe(const Tensor& t) {
 Expected<size_t> tensor_bytes_checked(ScalarType dtype, const std::vector<int64_t>& shape) {
   for (int64_t extent : shape)
     if (extent < 0)
-      return Error{tensor_type_describe(dtype, shape) + ": negative dimension " +
+      return Error{ErrorKind::Sizes, tensor_type_describe(dtype, shape) + ": negative dimension " +
                    std::to_string(extent)};
   // A zero extent anywhere makes the tensor empty however large the other extents are;
   // checking it first keeps e.g. [2^40, 2^40, 0] from being reported as an overflow.
@@ -44,22 +44,22 @@ Expected<size_t> tensor_bytes_checked(ScalarType dtype, const std::vector<int64_
   int64_t count = 1;
   for (int64_t extent : shape) {
     if (count > std::numeric_limits<int64_t>::max() / extent)
-      return Error{tensor_type_describe(dtype, shape) +
+      return Error{ErrorKind::Sizes, tensor_type_describe(dtype, shape) +
                    ": element count overflows a 64-bit integer"};
     count *= extent;
   }
   size_t element = size_t(scalar_type_bytes(dtype));
   if (uint64_t(count) > std::numeric_limits<size_t>::max() / element)
-    return Error{tensor_type_describe(dtype, shape) + ": byte size overflows size_t"};
+    return Error{ErrorKind::Sizes, tensor_type_describe(dtype, shape) + ": byte size overflows size_t"};
   return size_t(count) * element;
 }
 
 Expected<Tensor> Tensor::zeros(ScalarType dtype, std::vector<int64_t> shape,
                                size_t max_bytes) {
   Expected<size_t> bytes = tensor_bytes_checked(dtype, shape);
-  if (!bytes) return Error{bytes.error()};
+  if (!bytes) return bytes.failure();
   if (*bytes > max_bytes)
-    return Error{tensor_type_describe(dtype, shape) + ": needs " + std::to_string(*bytes) +
+    return Error{ErrorKind::Sizes, tensor_type_describe(dtype, shape) + ": needs " + std::to_string(*bytes) +
                  " bytes, more than the limit of " + std::to_string(max_bytes) + " bytes"};
   Tensor t;
   t.dtype = dtype;
@@ -69,7 +69,7 @@ Expected<Tensor> Tensor::zeros(ScalarType dtype, std::vector<int64_t> shape,
   try {
     t.data.assign(*bytes, std::byte{0});
   } catch (const std::exception&) {
-    return Error{tensor_type_describe(dtype, t.shape) + ": cannot allocate " +
+    return Error{ErrorKind::Sizes, tensor_type_describe(dtype, t.shape) + ": cannot allocate " +
                  std::to_string(*bytes) + " bytes"};
   }
   return t;

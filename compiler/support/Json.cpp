@@ -286,7 +286,7 @@ Expected<JsonValue> json_parse(std::string_view text) {
     return parser.document();
   } catch (const JsonSyntaxError& e) {
     auto [line, col] = parser.line_col(e.at);
-    return Error{"line " + std::to_string(line) + ", column " + std::to_string(col) + ": " + e.message};
+    return Error{ErrorKind::Options, "line " + std::to_string(line) + ", column " + std::to_string(col) + ": " + e.message};
   }
 }
 

@@ -13,6 +13,7 @@
 
 #include "Compiler.h"
 #include "lang/Frontend.h"
+#include "targets/cpu/CpuTarget.h"
 
 namespace tcs {
 namespace {
@@ -43,7 +44,7 @@ std::string scheduled(const std::string& kernel, FusionStrategy fusion) {
   EXPECT_TRUE(shapes) << shapes.error();
   MappingOptions o;
   o.outer_fusion = fusion;
-  auto lowered = lower_to_loop_nest(def, *shapes, o);
+  auto lowered = lower_to_loop_nest(def, *shapes, o, cpu_target().mapping_passes);
   EXPECT_TRUE(lowered) << lowered.error();
   for (const PassSnapshot& p : lowered->passes)
     if (p.pass == "schedule") return p.isl_schedule;
@@ -102,7 +103,7 @@ TEST(GoldenSchedule, IntraTileFusionDistributesStatementsInsideTiles) {
     o.intra_tile_fusion = intra;
     o.tile = {4, 8};
     o.tile_imperfectly_nested = true;
-    auto r = lower_to_loop_nest(def, *shapes, o);
+    auto r = lower_to_loop_nest(def, *shapes, o, cpu_target().mapping_passes);
     EXPECT_TRUE(r) << r.error();
     std::set<int> loops;  // ids of the loops directly around a statement
     std::function<void(const LoopNode&, int)> walk = [&](const LoopNode& n, int around) {

@@ -71,22 +71,21 @@ TEST(MappingOptions, PresetsAndClasses) {
 }
 
 TEST(MappingOptions, KernelDependentProblemsAreErrorsNotCrashes) {
-  auto checked = check_source("k.tc", "def mm(float(M,K) A, float(K,N) B) -> (C) { C(m,n) +=! A(m,k) * B(k,n) }\n");
-  const SemaDef& def = *checked->find_def("mm");
-  auto shapes = shapes_evaluate(def, {{"M", 8}, {"K", 8}, {"N", 8}});
-  ASSERT_TRUE(shapes);
-  CompileRequest req;
-  req.def = &def;
-  req.shapes = &*shapes;
-  req.options.tile = {4, 4, 4};
-  req.options.cpu.point_loop_order = {1, 0, 3, 2};
-  auto r = compile(req);
+  auto setup = kernel_setup(check_source("k.tc", "def mm(float(M,K) A, float(K,N) B) -> (C) { C(m,n) +=! A(m,k) * B(k,n) }\n"),
+                            KernelSpec{"mm", {{"M", 8}, {"K", 8}, {"N", 8}}, {}});
+  ASSERT_TRUE(setup) << setup.error();
+  MappingOptions o;
+  o.tile = {4, 4, 4};
+  o.cpu.point_loop_order = {1, 0, 3, 2};
+  auto r = compile_kernel(*setup, o, {});
   ASSERT_FALSE(r);
+  EXPECT_EQ(r.error_kind(), ErrorKind::Options);
   EXPECT_NE(r.error().find("cpu.pointLoopOrder has 4 entries, but no tiled band of 'mm' has that many loops"), std::string::npos);
-  req.options.cpu.point_loop_order = {};
-  req.options.cpu.pack = {{"Z", 1}};
-  r = compile(req);
+  o.cpu.point_loop_order = {};
+  o.cpu.pack = {{"Z", 1}};
+  r = compile_kernel(*setup, o, {});
   ASSERT_FALSE(r);
+  EXPECT_EQ(r.error_kind(), ErrorKind::Options);
   EXPECT_NE(r.error().find("cpu.pack[0].tensor: 'mm' has no tensor named 'Z'"), std::string::npos);
 }
 

@@ -16,14 +16,14 @@
 namespace tcs {
 namespace {
 
-struct Kernel {
-  std::unique_ptr<CheckedFile> checked;
+struct PackKernel {
+  std::shared_ptr<CheckedFile> checked;
   const SemaDef* def = nullptr;
   DefShapes shapes;
 };
 
-Kernel load(const std::string& text, const SizeMap& sizes) {
-  Kernel k;
+PackKernel load(const std::string& text, const SizeMap& sizes) {
+  PackKernel k;
   k.checked = check_source("k.tc", text);
   EXPECT_FALSE(k.checked->has_errors());
   k.def = &k.checked->defs.at(0);
@@ -33,22 +33,16 @@ Kernel load(const std::string& text, const SizeMap& sizes) {
   return k;
 }
 
-Expected<CompileResult> build(const Kernel& k, const MappingOptions& o) {
-  CompileRequest req;
-  req.def = k.def;
-  req.shapes = &k.shapes;
-  req.options = o;
-  req.build_kernel = true;
-  return compile(req);
+Expected<CompileResult> build(const PackKernel& k, const MappingOptions& o) {
+  return compile_kernel(KernelSetup{k.checked, k.def, {}, k.shapes}, o, CodegenChoice{"cpu", {"c"}, true});
 }
 
 // Every input at every depth: the packed kernel equals the interpreter.
-void expect_every_pack_correct(const Kernel& k, MappingOptions o) {
+void expect_every_pack_correct(const PackKernel& k, MappingOptions o) {
   auto inputs = random_inputs(*k.def, k.shapes, 7, {});
   ASSERT_TRUE(inputs);
   auto want = interpret(*k.def, k.shapes, *inputs);
   ASSERT_TRUE(want);
-  ThreadPool pool(2);
   int built = 0;
   for (const SemaTensor& t : k.def->tensors) {
     if (t.role != TensorRole::Input) continue;
@@ -56,13 +50,15 @@ void expect_every_pack_correct(const Kernel& k, MappingOptions o) {
       o.cpu.pack = {{t.name, depth}};
       auto r = build(k, o);
       ASSERT_TRUE(r) << t.name << " at depth " << depth << ": " << r.error();
-      EXPECT_NE(r->c.text.find(t.name + "_pack0["), std::string::npos) << r->c.text;
+      const std::string& c = r->text("c").text;
+      EXPECT_NE(c.find(t.name + "_pack0["), std::string::npos) << c;
       ++built;
-      auto got = r->kernel->run(*inputs, &pool);
+      r->kernel->set_threads(2);
+      auto got = r->kernel->run(*inputs);
       ASSERT_TRUE(got) << got.error();
       for (const auto& [name, w] : *want) {
         TensorComparison cmp = compare_tensors(name, got->at(name), w);
-        EXPECT_TRUE(cmp.ok) << t.name << " at depth " << depth << ": " << cmp.problem << "\n" << r->c.text;
+        EXPECT_TRUE(cmp.ok) << t.name << " at depth " << depth << ": " << cmp.problem << "\n" << c;
       }
     }
   }
@@ -72,7 +68,7 @@ void expect_every_pack_correct(const Kernel& k, MappingOptions o) {
 const char* kMatmul = "def mm(float(M,K) A, float(K,N) B) -> (C) { C(m,n) +=! A(m,k) * B(k,n) }\n";
 
 TEST(Pack, MatmulEveryInputEveryDepth) {
-  Kernel k = load(kMatmul, {{"M", 37}, {"K", 45}, {"N", 70}});
+  PackKernel k = load(kMatmul, {{"M", 37}, {"K", 45}, {"N", 70}});
   MappingOptions o;
   o.outer_fusion = FusionStrategy::Min;
   o.tile = {16, 32, 8};
@@ -83,7 +79,7 @@ TEST(Pack, MatmulEveryInputEveryDepth) {
 }
 
 TEST(Pack, ConvolutionWithShiftedReads) {
-  Kernel k = load(
+  PackKernel k = load(
       "def conv(float(N,C,H,W) I, float(F,C,KH,KW) Wt) -> (O) {\n"
       "  O(n, f, h, w) +=! I(n, c, h + kh, w + kw) * Wt(f, c, kh, kw)\n}\n",
       {{"N", 2}, {"C", 3}, {"H", 11}, {"W", 13}, {"F", 4}, {"KH", 3}, {"KW", 3}});
@@ -94,7 +90,7 @@ TEST(Pack, ConvolutionWithShiftedReads) {
 }
 
 TEST(Pack, BatchedMatmulUnderTheDefaultPreset) {
-  Kernel k = load("def bmm(float(B,M,K) X, float(B,K,N) Y) -> (Z) { Z(b,m,n) +=! X(b,m,k) * Y(b,k,n) }\n",
+  PackKernel k = load("def bmm(float(B,M,K) X, float(B,K,N) Y) -> (Z) { Z(b,m,n) +=! X(b,m,k) * Y(b,k,n) }\n",
                   {{"B", 3}, {"M", 26}, {"K", 20}, {"N", 26}});
   auto o = mapping_preset("default", *k.def);
   ASSERT_TRUE(o);
@@ -102,7 +98,7 @@ TEST(Pack, BatchedMatmulUnderTheDefaultPreset) {
 }
 
 TEST(Pack, TheDefaultPresetPacksTheSharedOperandOfAMatrixProduct) {
-  Kernel k = load(kMatmul, {{"M", 64}, {"K", 64}, {"N", 64}});
+  PackKernel k = load(kMatmul, {{"M", 64}, {"K", 64}, {"N", 64}});
   auto o = mapping_preset("default", *k.def);
   ASSERT_TRUE(o);
   ASSERT_EQ(o->cpu.pack.size(), 1u);
@@ -111,7 +107,7 @@ TEST(Pack, TheDefaultPresetPacksTheSharedOperandOfAMatrixProduct) {
 }
 
 TEST(Pack, ImpossibleRequestsAreRefusedWithTheField) {
-  Kernel k = load(kMatmul, {{"M", 1024}, {"K", 1024}, {"N", 1024}});
+  PackKernel k = load(kMatmul, {{"M", 1024}, {"K", 1024}, {"N", 1024}});
   MappingOptions o;
   o.tile = {32, 32, 32};
   o.outer_fusion = FusionStrategy::Min;

@@ -63,15 +63,15 @@ std::vector<double> values(const Tensor& t) {
 Expected<TensorMap> run(const std::string& src, const TensorMap& supplied, const SizeMap& explicit_sizes = {},
                         const std::string& entry = "") {
   auto file = check_source("test.tc", src);
-  if (file->has_errors()) return Error{"does not check:\n" + diagnostics_format(file->file, file->diagnostics)};
+  if (file->has_errors()) return Error{ErrorKind::Source, "does not check:\n" + diagnostics_format(file->file, file->diagnostics)};
   auto def = select_entry(*file, entry);
-  if (!def) return Error{def.error()};
+  if (!def) return def.failure();
   std::map<std::string, TensorSignature> sigs;
   for (const auto& [name, t] : supplied) sigs[name] = {t.dtype, t.shape};
   auto sizes = sizes_bind(**def, explicit_sizes, sigs);
-  if (!sizes) return Error{"sizes_bind: " + sizes.error()};
+  if (!sizes) return Error{ErrorKind::Source, "sizes_bind: " + sizes.error()};
   auto shapes = shapes_evaluate(**def, *sizes);
-  if (!shapes) return Error{"shapes_evaluate: " + shapes.error()};
+  if (!shapes) return Error{ErrorKind::Source, "shapes_evaluate: " + shapes.error()};
   return interpret(**def, *shapes, supplied);
 }
 

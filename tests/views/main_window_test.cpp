@@ -199,13 +199,13 @@ class MainWindowTest : public QObject {
                              kWaitMs);
     // Broken JSON is reported and the last good code stays.
     w.options()->json_edit()->setPlainText("{\"tile\": [0]}");
-    QTRY_VERIFY_WITH_TIMEOUT(w.outcome() && w.outcome()->error.find("tile") != std::string::npos, kWaitMs);
+    QTRY_VERIFY_WITH_TIMEOUT(w.outcome() && w.outcome()->error_message().find("tile") != std::string::npos, kWaitMs);
     QVERIFY(w.code_view(MainWindow::CPane)->text().contains("void matmul"));
 
     // Pass list: the changed-only filter, and the tree after a chosen pass.
     w.options()->set_preset("default");
     QVERIFY(wait_idle(w));
-    QVERIFY(w.outcome()->error.empty());
+    QVERIFY(!w.outcome()->error);
     int all = w.pass_filter()->rowCount();
     QCOMPARE(all, int(compile_pass_names().size()));
     w.pass_filter()->set_changed_only(true);

@@ -1,0 +1,76 @@
+#include "kernel/Measure.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "Compiler.h"
+#include "runtime/Interpreter.h"
+
+namespace tcs {
+
+namespace {
+
+class InterpreterKernel final : public Kernel {
+ public:
+  using Kernel::Kernel;
+  std::string_view target() const override { return "interp"; }
+  Status run_buffers(std::vector<Tensor>& buffers) const override { return interpret_buffers(def(), shapes(), buffers); }
+};
+
+// Every timed call gets its own copy of the inputs' buffers, in rotation: one set when
+// warm, enough sets to cover 64 MiB when cold.
+Expected<std::vector<std::vector<Tensor>>> timing_slots(const Kernel& kernel, const TensorMap& inputs, bool cold) {
+  auto first = kernel_buffers(kernel.def(), kernel.shapes(), inputs);
+  if (!first) return first.failure();
+  size_t bytes = 0;
+  for (const Tensor& t : *first) bytes += t.data.size();
+  size_t count = cold ? std::max<size_t>(2, (size_t(64) << 20) / std::max<size_t>(bytes, 1) + 1) : 1;
+  std::vector<std::vector<Tensor>> slots(count, *first);
+  return slots;
+}
+
+}  // namespace
+
+std::unique_ptr<Kernel> interpreter_kernel(const SemaDef& def, const DefShapes& shapes) {
+  return std::make_unique<InterpreterKernel>(def, shapes);
+}
+
+Expected<Measurement> measure_kernel(const Kernel& kernel, const TensorMap& inputs, const MeasureRequest& request) {
+  Measurement m;
+  m.flops = kernel_flops(kernel.def(), kernel.shapes());
+
+  // The run whose outputs are shown and checked: fresh buffers, timed alone.
+  auto buffers = kernel_buffers(kernel.def(), kernel.shapes(), inputs);
+  if (!buffers) return buffers.failure();
+  auto t0 = std::chrono::steady_clock::now();
+  if (Status s = kernel.run_buffers(*buffers); !s) return s.failure();
+  m.first_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  m.outputs = kernel_outputs(kernel.def(), std::move(*buffers));
+
+  if (request.plan.min_calls > 0 || request.plan.min_total_ms > 0) {
+    auto slots = timing_slots(kernel, inputs, request.cold_caches);
+    if (!slots) return slots.failure();
+    TimingPlan plan = request.plan;
+    // Warm up over every slot once, so the timed calls see no first-touch page faults.
+    plan.warmup_calls = std::max(plan.warmup_calls, int(slots->size()));
+    auto timing = time_calls([&](size_t i) { return kernel.run_buffers((*slots)[i % slots->size()]); }, plan);
+    if (!timing) return timing.failure();
+    m.timing = std::move(*timing);
+  }
+  double ms = m.timing.ms.empty() ? m.first_ms : m.timing.median_ms;
+  m.gflops = ms > 0 ? m.flops / (ms * 1e6) : 0;
+
+  if (request.check) {
+    m.checked = true;
+    auto want = interpret(kernel.def(), kernel.shapes(), inputs);
+    if (!want) return error_prefixed(want.failure(), "the interpreter failed on the same inputs: ");
+    for (const auto& [name, t] : *want) {
+      m.comparisons.push_back(compare_tensors(name, m.outputs.at(name), t));
+      m.max_error = std::max(m.max_error, m.comparisons.back().max_error);
+      m.check_ok &= m.comparisons.back().ok;
+    }
+  }
+  return m;
+}
+
+}  // namespace tcs

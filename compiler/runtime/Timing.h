@@ -1,0 +1,34 @@
+#pragma once
+// The one timing routine. Every figure the product shows (the CLI's run --repeat, the
+// IDE's Run panel, the benchmarks, later the tuner) comes from time_calls, so they agree.
+// It times only the call: whatever the call needs is prepared before and outside it.
+#include <atomic>
+#include <cstddef>
+#include <functional>
+#include <vector>
+
+#include "support/Expected.h"
+
+namespace tcs {
+
+struct TimingPlan {
+  int warmup_calls = 1;        // untimed calls first (caches, page faults, thread start-up)
+  int min_calls = 3;           // timed calls: at least this many ...
+  double min_total_ms = 0;     // ... and at least this much timed time in all ...
+  int max_calls = 1000000;     // ... but never more than this many
+  const std::atomic<bool>* cancel = nullptr;  // checked between calls: a Cancelled error
+};
+
+struct Timing {
+  std::vector<double> ms;  // each timed call, in order
+  double median_ms = 0;    // the true median (mean of the middle two for an even count)
+  double best_ms = 0;
+};
+
+// Calls call(i) for i = 0, 1, ... (warm-up calls first); each call is timed alone with a
+// steady clock. A failing call stops the timing and its error is returned.
+Expected<Timing> time_calls(const std::function<Status(size_t call)>& call, const TimingPlan& plan);
+
+double median_of(std::vector<double> values);
+
+}  // namespace tcs
