@@ -17,7 +17,7 @@
 #include "lang/Sema.h"
 #include "lang/Shapes.h"
 #include "poly/Lowering.h"
-#include "poly/MappingOptions.h"
+#include "options/MappingOptions.h"
 #include "support/Expected.h"
 
 namespace tcs {

@@ -9,9 +9,8 @@
 #include <QPlainTextEdit>
 #include <QSpinBox>
 #include <QVBoxLayout>
-#include <optional>
 
-#include "poly/MappingOptions.h"
+#include "options/OptionsSchema.h"
 
 namespace tcs {
 
@@ -19,22 +18,16 @@ namespace {
 
 const char* kCustom = "custom";
 
-QString join_sizes(const std::vector<int64_t>& v) {
-  QStringList parts;
-  for (int64_t x : v) parts << QString::number(x);
-  return parts.join(", ");
+// "[32, 32, 8]" <-> "32, 32, 8": list fields are edited without their brackets.
+QString strip_brackets(const std::string& json) {
+  QString s = QString::fromStdString(json);
+  if (s.startsWith('[') && s.endsWith(']')) s = s.mid(1, s.size() - 2);
+  return s;
 }
 
-// "32, 32, 8" -> sizes; nullopt when a part is not a positive integer.
-std::optional<std::vector<int64_t>> parse_sizes(const QString& text) {
-  std::vector<int64_t> out;
-  for (const QString& part : text.split(',', Qt::SkipEmptyParts)) {
-    bool ok = false;
-    qlonglong v = part.trimmed().toLongLong(&ok);
-    if (!ok || v < 1) return std::nullopt;
-    out.push_back(v);
-  }
-  return out;
+QString label_of(const OptionField& f) {
+  std::string n = f.group.empty() ? f.name : f.name.substr(f.group.size() + 1);
+  return QString::fromStdString(n);
 }
 
 }  // namespace
@@ -45,41 +38,66 @@ OptionsPanel::OptionsPanel(QWidget* parent) : QWidget(parent) {
   for (const std::string& p : mapping_preset_names()) preset_->addItem(QString::fromStdString(p));
   preset_->addItem(QString::fromLatin1(kCustom));
   preset_->setCurrentText(QStringLiteral("default"));
-  fusion_ = new QComboBox(this);
-  for (FusionStrategy f : {FusionStrategy::Max, FusionStrategy::Preserve3Coincident, FusionStrategy::Min})
-    fusion_->addItem(QString::fromStdString(std::string(fusion_strategy_name(f))), int(f));
-  tile_ = new QLineEdit(this);
-  tile_->setObjectName(QStringLiteral("tile"));
-  tile_->setPlaceholderText(tr("no tiling"));
-  tile_->setToolTip(tr("Cache tile sizes, outer loop first, comma-separated"));
-  register_tile_ = new QLineEdit(this);
-  register_tile_->setPlaceholderText(tr("none"));
-  parallel_ = new QCheckBox(tr("threads"), this);
-  vectorize_ = new QCheckBox(tr("vectors"), this);
-  width_ = new QSpinBox(this);
-  width_->setRange(1, 64);
-  unroll_ = new QSpinBox(this);
-  unroll_->setRange(1, 64);
+
+  auto* form = new QFormLayout;
+  form->addRow(tr("Preset"), preset_);
+  std::string group = "-";
+  for (const OptionField& f : option_fields()) {
+    if (f.group != group) {
+      group = f.group;
+      if (!group.empty()) {
+        auto* heading = new QLabel(QStringLiteral("<b>%1</b>").arg(QString::fromStdString(group)), this);
+        form->addRow(heading);
+      }
+    }
+    QWidget* w = nullptr;
+    switch (f.type) {
+      case OptionType::Bool: w = new QCheckBox(this); break;
+      case OptionType::Int:
+        if (f.power_of_two) {
+          auto* box = new QComboBox(this);
+          for (int64_t x = std::max<int64_t>(1, f.min); x <= f.max; x *= 2) box->addItem(QString::number(x));
+          w = box;
+        } else {
+          auto* spin = new QSpinBox(this);
+          spin->setRange(int(f.min), int(f.max));
+          w = spin;
+        }
+        break;
+      case OptionType::Choice: {
+        auto* box = new QComboBox(this);
+        for (const std::string& c : f.choices) box->addItem(QString::fromStdString(c));
+        w = box;
+        break;
+      }
+      case OptionType::Sizes:
+      case OptionType::Permutation:
+      case OptionType::PackList: {
+        auto* edit = new QLineEdit(this);
+        edit->setPlaceholderText(f.type == OptionType::Sizes ? tr("none") : tr("as scheduled"));
+        if (f.type == OptionType::PackList) edit->setPlaceholderText(tr("none"));
+        w = edit;
+        break;
+      }
+    }
+    w->setObjectName(QString::fromStdString(f.name));
+    w->setToolTip(QStringLiteral("%1\n%2: %3")
+                      .arg(QString::fromStdString(f.meaning), QString::fromStdString(f.name),
+                           QString::fromStdString(option_allowed(f))));
+    form->addRow(label_of(f), w);
+    fields_.push_back({&f, w});
+  }
+
   json_ = new QPlainTextEdit(this);
   json_->setObjectName(QStringLiteral("optionsJson"));
   json_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
   json_->setLineWrapMode(QPlainTextEdit::NoWrap);
   error_ = new QLabel(this);
+  error_->setObjectName(QStringLiteral("optionsError"));
   error_->setWordWrap(true);
   error_->setStyleSheet(QStringLiteral("color: #c02020"));
   error_->hide();
 
-  auto* form = new QFormLayout;
-  form->addRow(tr("Preset"), preset_);
-  form->addRow(tr("Fusion"), fusion_);
-  form->addRow(tr("Tiles"), tile_);
-  form->addRow(tr("Register tile"), register_tile_);
-  auto* flags = new QHBoxLayout;
-  flags->addWidget(parallel_);
-  flags->addWidget(vectorize_);
-  flags->addWidget(width_);
-  form->addRow(tr("CPU"), flags);
-  form->addRow(tr("Unroll"), unroll_);
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(form);
   layout->addWidget(new QLabel(tr("Options as JSON:"), this));
@@ -91,14 +109,22 @@ OptionsPanel::OptionsPanel(QWidget* parent) : QWidget(parent) {
     custom_json_.clear();
     emit options_changed();
   });
-  connect(fusion_, &QComboBox::currentIndexChanged, this, &OptionsPanel::field_edited);
-  connect(tile_, &QLineEdit::editingFinished, this, &OptionsPanel::field_edited);
-  connect(register_tile_, &QLineEdit::editingFinished, this, &OptionsPanel::field_edited);
-  connect(parallel_, &QCheckBox::toggled, this, &OptionsPanel::field_edited);
-  connect(vectorize_, &QCheckBox::toggled, this, &OptionsPanel::field_edited);
-  connect(width_, &QSpinBox::valueChanged, this, &OptionsPanel::field_edited);
-  connect(unroll_, &QSpinBox::valueChanged, this, &OptionsPanel::field_edited);
+  for (const FieldWidget& fw : fields_) {
+    auto edited = [this, fw] { field_edited(fw); };
+    if (auto* c = qobject_cast<QCheckBox*>(fw.widget)) connect(c, &QCheckBox::toggled, this, edited);
+    else if (auto* b = qobject_cast<QComboBox*>(fw.widget)) connect(b, &QComboBox::currentIndexChanged, this, edited);
+    else if (auto* s = qobject_cast<QSpinBox*>(fw.widget)) connect(s, &QSpinBox::valueChanged, this, edited);
+    else if (auto* e = qobject_cast<QLineEdit*>(fw.widget)) connect(e, &QLineEdit::editingFinished, this, edited);
+  }
   connect(json_, &QPlainTextEdit::textChanged, this, &OptionsPanel::json_edited);
+}
+
+QLineEdit* OptionsPanel::tile_edit() const { return qobject_cast<QLineEdit*>(field_widget("tile")); }
+
+QWidget* OptionsPanel::field_widget(const std::string& name) const {
+  for (const FieldWidget& fw : fields_)
+    if (fw.field->name == name) return fw.widget;
+  return nullptr;
 }
 
 std::string OptionsPanel::preset() const {
@@ -119,19 +145,27 @@ void OptionsPanel::set_custom_json(const std::string& json) {
 
 void OptionsPanel::fill_fields(const MappingOptions& o) {
   filling_ = true;
-  fusion_->setCurrentIndex(fusion_->findData(int(o.outer_fusion)));
-  tile_->setText(join_sizes(o.tile));
-  register_tile_->setText(join_sizes(o.register_tile));
-  parallel_->setChecked(o.cpu.parallel);
-  vectorize_->setChecked(o.cpu.vectorize);
-  width_->setValue(o.cpu.vector_width);
-  width_->setEnabled(o.cpu.vectorize);
-  unroll_->setValue(o.unroll);
+  shown_ = o;
+  for (const FieldWidget& fw : fields_) {
+    std::string v = option_get(o, *fw.field);
+    if (auto* c = qobject_cast<QCheckBox*>(fw.widget)) c->setChecked(v == "true");
+    else if (auto* s = qobject_cast<QSpinBox*>(fw.widget)) s->setValue(QString::fromStdString(v).toInt());
+    else if (auto* b = qobject_cast<QComboBox*>(fw.widget)) b->setCurrentText(QString::fromStdString(v).remove('"'));
+    else if (auto* e = qobject_cast<QLineEdit*>(fw.widget)) e->setText(strip_brackets(v));
+  }
   filling_ = false;
 }
 
+std::string OptionsPanel::widget_value(const FieldWidget& fw) const {
+  if (auto* c = qobject_cast<QCheckBox*>(fw.widget)) return c->isChecked() ? "true" : "false";
+  if (auto* s = qobject_cast<QSpinBox*>(fw.widget)) return std::to_string(s->value());
+  if (auto* b = qobject_cast<QComboBox*>(fw.widget))
+    return fw.field->type == OptionType::Choice ? "\"" + b->currentText().toStdString() + "\"" : b->currentText().toStdString();
+  auto* e = qobject_cast<QLineEdit*>(fw.widget);
+  return "[" + e->text().trimmed().toStdString() + "]";
+}
+
 void OptionsPanel::show_used(const std::string& json) {
-  used_json_ = json;
   auto o = mapping_options_from_json(json);
   if (o) fill_fields(*o);
   if (custom_json_.empty() && json_->toPlainText().toStdString() != json) {
@@ -147,27 +181,17 @@ void OptionsPanel::show_error(const QString& message) {
   error_->setVisible(!message.isEmpty());
 }
 
-// A field changed: apply it to the options in effect and switch to custom.
-void OptionsPanel::field_edited() {
+// A field changed: apply it to the options shown (valid as a whole or not) and switch to
+// custom; the compile that follows reports what the fields together break.
+void OptionsPanel::field_edited(const FieldWidget& fw) {
   if (filling_) return;
-  auto base = mapping_options_from_json(custom_json_.empty() ? used_json_ : custom_json_);
-  if (!base) return;
-  MappingOptions o = *base;
-  o.outer_fusion = FusionStrategy(fusion_->currentData().toInt());
-  auto tile = parse_sizes(tile_->text()), reg = parse_sizes(register_tile_->text());
-  if (!tile || !reg) {
-    show_error(tr("Tile sizes are positive integers separated by commas"));
+  Status s = option_set(shown_, *fw.field, widget_value(fw));
+  if (!s) {
+    show_error(QString::fromStdString(s.error()));
     return;
   }
-  o.tile = *tile;
-  o.register_tile = *reg;
-  o.cpu.parallel = parallel_->isChecked();
-  o.cpu.vectorize = vectorize_->isChecked();
-  o.cpu.vector_width = width_->value();
-  o.unroll = unroll_->value();
-  width_->setEnabled(o.cpu.vectorize);
-  std::string json = mapping_options_to_json(o);
-  if (json == (custom_json_.empty() ? used_json_ : custom_json_)) return;
+  std::string json = mapping_options_to_json(shown_);
+  if (json == custom_json_) return;
   set_custom_json(json);
 }
 

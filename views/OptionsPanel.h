@@ -1,20 +1,23 @@
 #pragma once
-// Mapping options: a preset, the key fields as widgets, and the full JSON. Editing a
-// field or the JSON switches to "custom" options that start from what the compiler last
-// used, so a user tweaks one number of a preset instead of writing JSON from scratch.
+// Mapping options: a preset, one widget per field of the options table (OptionsSchema),
+// and the full JSON. Editing a field or the JSON switches to "custom" options that start
+// from what is shown, so a user tweaks one number of a preset instead of writing JSON
+// from scratch. Widgets, ranges and tooltips all come from the table: a new field or a
+// new target's group appears here without touching this file.
 #include <QWidget>
 #include <string>
+#include <vector>
 
-class QCheckBox;
+#include "options/MappingOptions.h"
+
 class QComboBox;
 class QLabel;
 class QLineEdit;
 class QPlainTextEdit;
-class QSpinBox;
 
 namespace tcs {
 
-struct MappingOptions;
+struct OptionField;
 
 class OptionsPanel : public QWidget {
   Q_OBJECT
@@ -31,28 +34,30 @@ class OptionsPanel : public QWidget {
   void show_error(const QString& message);
 
   QComboBox* preset_box() const { return preset_; }
-  QLineEdit* tile_edit() const { return tile_; }
+  QLineEdit* tile_edit() const;
   QPlainTextEdit* json_edit() const { return json_; }
+  // The widget of a field ("tile", "cpu.vectorWidth"), null if there is none.
+  QWidget* field_widget(const std::string& name) const;
 
  signals:
   void options_changed();
 
  private:
-  void field_edited();
+  struct FieldWidget {
+    const OptionField* field;
+    QWidget* widget;
+  };
+  void field_edited(const FieldWidget& fw);
   void json_edited();
   void fill_fields(const MappingOptions& o);
+  std::string widget_value(const FieldWidget& fw) const;
 
   QComboBox* preset_;
-  QComboBox* fusion_;
-  QLineEdit* tile_;
-  QLineEdit* register_tile_;
-  QCheckBox* parallel_;
-  QCheckBox* vectorize_;
-  QSpinBox* width_;
-  QSpinBox* unroll_;
+  std::vector<FieldWidget> fields_;
   QPlainTextEdit* json_;
   QLabel* error_;
-  std::string custom_json_, used_json_;
+  std::string custom_json_;
+  MappingOptions shown_;  // what the widgets show: edits apply to it, valid or not
   bool filling_ = false;
 };
 

@@ -10,5 +10,6 @@ int command_check(const std::vector<std::string>& args);
 int command_shapes(const std::vector<std::string>& args);
 int command_compile(const std::vector<std::string>& args);
 int command_run(const std::vector<std::string>& args);
+int command_options(const std::vector<std::string>& args);
 
 }  // namespace tcs::cli

@@ -105,9 +105,9 @@ std::variant<MappingOptions, int> mapping_options_from_args(const ParsedArgs& ar
     std::stringstream text;
     text << in.rdbuf();
     choice.json = text.str();
-    if (choice.json.empty()) choice.json = " ";  // an empty file is an error, not "no options"
   }
-  auto o = kernel_options(def, choice);
+  // An empty file is a JSON error, not "no options".
+  auto o = file && choice.json.empty() ? mapping_options_from_json("") : kernel_options(def, choice);
   if (!o) {
     std::cerr << "error: " << (file ? *file + ": " : std::string()) << o.error() << "\n";
     return kUserError;

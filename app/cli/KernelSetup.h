@@ -11,7 +11,7 @@
 #include "kernel/KernelSetup.h"
 #include "lang/Frontend.h"
 #include "lang/Shapes.h"
-#include "poly/MappingOptions.h"
+#include "options/MappingOptions.h"
 #include "runtime/Interpreter.h"
 
 namespace tcs::cli {

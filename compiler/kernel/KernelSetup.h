@@ -14,7 +14,7 @@
 
 #include "lang/Frontend.h"
 #include "lang/Shapes.h"
-#include "poly/MappingOptions.h"
+#include "options/MappingOptions.h"
 #include "support/Expected.h"
 
 namespace tcs {

@@ -9,7 +9,7 @@
 #include "lang/Sema.h"
 #include "lang/Shapes.h"
 #include "loopnest/LoopNest.h"
-#include "poly/MappingOptions.h"
+#include "options/MappingOptions.h"
 #include "poly/Passes.h"
 #include "poly/ScheduleTree.h"
 #include "support/Expected.h"

@@ -13,7 +13,7 @@
 #include "lang/Sema.h"
 #include "lang/Shapes.h"
 #include "loopnest/LoopNest.h"
-#include "poly/MappingOptions.h"
+#include "options/MappingOptions.h"
 #include "poly/Passes.h"
 #include "poly/ScheduleTree.h"
 

@@ -9,6 +9,7 @@
 #include <random>
 
 #include "Compiler.h"
+#include "options/OptionsSchema.h"
 #include "codegen/CpuKernel.h"
 #include "lang/Frontend.h"
 #include "runtime/Compare.h"
@@ -21,36 +22,6 @@ namespace {
 namespace fs = std::filesystem;
 
 std::vector<fs::path> examples() { return testing_support::example_files(); }
-
-// A random valid option set: every field drawn, then validated; the tuner's search space
-// will be built the same way.
-MappingOptions random_options(std::mt19937_64& rng, const SemaDef& def) {
-  auto pick = [&](int n) { return int(rng() % uint64_t(n)); };
-  MappingOptions o;
-  const FusionStrategy fusions[] = {FusionStrategy::Max, FusionStrategy::Preserve3Coincident, FusionStrategy::Min};
-  o.outer_fusion = fusions[pick(3)];
-  o.intra_tile_fusion = fusions[pick(3)];
-  o.fix_parameters_before_scheduling = pick(4) != 0;
-  const int64_t sizes[] = {1, 2, 3, 4, 5, 7, 8, 16, 32};
-  int levels = pick(4);
-  for (int i = 0; i < levels; ++i) o.tile.push_back(sizes[pick(9)]);
-  if (!o.tile.empty() && pick(2)) {
-    int reg = 1 + pick(int(std::min<size_t>(2, o.tile.size())));
-    for (int i = 0; i < reg; ++i)
-      o.register_tile.push_back(1 + int64_t(rng() % uint64_t(std::min<int64_t>(8, o.tile[size_t(i)]))));
-    o.cpu.register_accumulate = pick(2);
-  }
-  o.tile_imperfectly_nested = pick(2);
-  o.unroll = 1 << pick(3);
-  o.cpu.parallel = pick(2);
-  o.cpu.vectorize = pick(2);
-  o.cpu.vector_width = 1 << pick(5);
-  if (pick(3) == 0) {  // pack an input; requests that do not fit the kernel are refused
-    const SemaTensor& t = def.tensors[size_t(pick(int(def.tensors.size())))];
-    if (t.role == TensorRole::Input) o.cpu.pack.push_back({t.name, pick(int(o.tile.size()) + 1)});
-  }
-  return o;
-}
 
 // The header's sizes, and a second set that differs from them.
 std::vector<SizeMap> size_sets(const SemaDef& def, const SizeMap& header) {
@@ -88,8 +59,8 @@ TEST_P(Differential, MatchesTheInterpreterUnderRandomOptions) {
       ASSERT_TRUE(want) << want.error();
       int tried = 0;
       for (int trial = 0; tried < 20 && trial < 200; ++trial) {
-        MappingOptions o = trial == 0 ? *mapping_preset("default", def) : random_options(rng, def);
-        if (!mapping_options_validate(o)) continue;
+        MappingOptions o = trial == 0 ? *mapping_preset("default", def) : random_mapping_options(rng, def);
+        EXPECT_TRUE(mapping_options_validate(o)) << mapping_options_to_json(o);  // random options are valid by construction
         KernelSetup setup{file, &def, header, *shapes};
         auto compiled = compile_kernel(setup, o, CodegenChoice{"cpu", {"c"}, true});
         // A pack request the kernel refuses (cpu.pack names what cannot be packed) is skipped.

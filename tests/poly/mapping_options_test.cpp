@@ -3,7 +3,7 @@
 
 #include "Compiler.h"
 #include "lang/Frontend.h"
-#include "poly/MappingOptions.h"
+#include "options/MappingOptions.h"
 
 namespace tcs {
 namespace {

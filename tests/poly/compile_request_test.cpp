@@ -1,0 +1,137 @@
+// The compiler's one call from plain data: requests survive JSON, errors carry their kind,
+// and a measured kernel's outputs are the interpreter's.
+#include <gtest/gtest.h>
+
+#include "Compiler.h"
+#include "kernel/Measure.h"
+#include "runtime/RandomInputs.h"
+#include "targets/Target.h"
+
+namespace tcs {
+namespace {
+
+const char* kMatmul = "# sizes: M=16 N=24 K=8\ndef matmul(float(M,K) A, float(K,N) B) -> (C) {\n  C(m,n) +=! A(m,k) * B(k,n)\n}\n";
+
+CompileRequest matmul_request() {
+  CompileRequest r;
+  r.file_name = "matmul.tc";
+  r.source = kMatmul;
+  r.sizes = {{"N", 32}};
+  r.options.json = R"({"tile": [8, 16]})";
+  r.text_kinds = {"c", "llvm"};
+  r.build_kernel = true;
+  return r;
+}
+
+TEST(CompileRequest, RoundTripsThroughJson) {
+  CompileRequest r = matmul_request();
+  auto back = compile_request_from_json(compile_request_to_json(r));
+  ASSERT_TRUE(back) << back.error();
+  EXPECT_EQ(back->source, r.source);
+  EXPECT_EQ(back->sizes.at("N"), 32);
+  EXPECT_EQ(back->text_kinds, r.text_kinds);
+  EXPECT_TRUE(back->build_kernel);
+  auto o1 = mapping_options_from_json(r.options.json), o2 = mapping_options_from_json(back->options.json);
+  ASSERT_TRUE(o1 && o2);
+  EXPECT_EQ(*o1, *o2);
+  auto bad = compile_request_from_json(R"({"sizes": {"N": "big"}})");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error_kind(), ErrorKind::InputFile);
+  EXPECT_NE(bad.error().find("sizes.N"), std::string::npos);
+}
+
+TEST(CompileRequest, CompilesFromPlainData) {
+  auto r = compile(matmul_request());
+  ASSERT_TRUE(r) << r.error();
+  EXPECT_EQ(r->target, "cpu");
+  EXPECT_EQ(r->setup.shapes.sizes.at("N"), 32);  // explicit size over the header's 24
+  EXPECT_EQ(r->setup.shapes.sizes.at("M"), 16);  // the header's
+  EXPECT_NE(r->text("c").text.find("void matmul"), std::string::npos);
+  EXPECT_FALSE(r->text("llvm").text.empty());
+  EXPECT_TRUE(r->text("asm").text.empty());  // not asked for
+  ASSERT_TRUE(r->kernel);
+  EXPECT_EQ(r->kernel->target(), "cpu");
+  // The passes run are the target's: no pass of another target appears.
+  std::vector<std::string> names;
+  for (const PassSnapshot& p : r->lowering.passes) names.push_back(p.pass);
+  EXPECT_EQ(names, compile_pass_names("cpu"));
+}
+
+TEST(CompileRequest, ErrorsCarryTheirKind) {
+  CompileRequest r = matmul_request();
+  r.source = "def f(float(N) A) -> (O) { O(i) = A(i) * Bx(i) }\n";
+  EXPECT_EQ(compile(r).error_kind(), ErrorKind::Source);
+  r = matmul_request();
+  r.entry = "nope";
+  EXPECT_EQ(compile(r).error_kind(), ErrorKind::Source);
+  r = matmul_request();
+  r.sizes = {{"K", 0}};
+  EXPECT_EQ(compile(r).error_kind(), ErrorKind::Sizes);
+  r = matmul_request();
+  r.options.json = R"({"tile": [0]})";
+  EXPECT_EQ(compile(r).error_kind(), ErrorKind::Options);
+  r = matmul_request();
+  r.options = {"fastest", ""};
+  EXPECT_EQ(compile(r).error_kind(), ErrorKind::Options);
+  r = matmul_request();
+  r.target = "tpu";
+  auto t = compile(r);
+  EXPECT_EQ(t.error_kind(), ErrorKind::Options);
+  EXPECT_NE(t.error().find("known targets: cpu"), std::string::npos);
+  r = matmul_request();
+  r.text_kinds = {"ptx"};
+  EXPECT_EQ(compile(r).error_kind(), ErrorKind::Options);
+  std::atomic<bool> cancel{true};
+  EXPECT_EQ(compile(matmul_request(), CompileHooks{&cancel, {}}).error_kind(), ErrorKind::Cancelled);
+}
+
+TEST(Measure, TimesTheKernelAndChecksItsFirstRun) {
+  auto r = compile(matmul_request());
+  ASSERT_TRUE(r) << r.error();
+  auto inputs = random_inputs(*r->setup.def, r->setup.shapes, 3);
+  ASSERT_TRUE(inputs);
+  MeasureRequest m;
+  m.plan = TimingPlan{.warmup_calls = 1, .min_calls = 5, .max_calls = 5};
+  m.check = true;
+  for (bool cold : {false, true}) {
+    m.cold_caches = cold;
+    auto got = measure_kernel(*r->kernel, *inputs, m);
+    ASSERT_TRUE(got) << got.error();
+    EXPECT_EQ(got->timing.ms.size(), 5u);
+    EXPECT_TRUE(got->checked && got->check_ok);
+    EXPECT_GT(got->gflops, 0);
+    EXPECT_DOUBLE_EQ(got->flops, 2.0 * 16 * 32 * 8);
+    EXPECT_EQ(got->outputs.at("C").shape, (std::vector<int64_t>{16, 32}));
+  }
+  // The interpreter is a Kernel too.
+  auto interp = interpreter_kernel(*r->setup.def, r->setup.shapes);
+  auto same = measure_kernel(*interp, *inputs, MeasureRequest{});
+  ASSERT_TRUE(same) << same.error();
+  EXPECT_TRUE(same->timing.ms.empty());
+  // A missing input is a Sizes error naming it.
+  TensorMap partial = *inputs;
+  partial.erase("B");
+  auto missing = measure_kernel(*r->kernel, partial, m);
+  ASSERT_FALSE(missing);
+  EXPECT_NE(missing.error().find("'B'"), std::string::npos);
+}
+
+TEST(Timing, MedianAndCancel) {
+  EXPECT_DOUBLE_EQ(median_of({3, 1, 2}), 2);
+  EXPECT_DOUBLE_EQ(median_of({4, 1, 3, 2}), 2.5);
+  int calls = 0;
+  auto t = time_calls([&](size_t) { ++calls; return success(); }, TimingPlan{.warmup_calls = 2, .min_calls = 4});
+  ASSERT_TRUE(t);
+  EXPECT_EQ(calls, 6);
+  EXPECT_EQ(t->ms.size(), 4u);
+  std::atomic<bool> cancel{true};
+  EXPECT_EQ(time_calls([&](size_t) { return success(); }, TimingPlan{.cancel = &cancel}).error_kind(), ErrorKind::Cancelled);
+  auto failing = time_calls([&](size_t i) -> Status {
+    if (i == 2) return Error{ErrorKind::RuntimeFault, "boom"};
+    return success();
+  }, TimingPlan{.warmup_calls = 0, .min_calls = 5});
+  EXPECT_EQ(failing.error_kind(), ErrorKind::RuntimeFault);
+}
+
+}  // namespace
+}  // namespace tcs
