@@ -77,7 +77,15 @@ Expected<CompileResult> compile_kernel(const KernelSetup& setup, const MappingOp
   r.lowering = std::move(*lowered);
   for (const PassSnapshot& p : r.lowering.passes) r.timings.push_back({p.pass, p.milliseconds});
 
-  CodegenInput in{setup.def, &setup.shapes, &r.lowering.nest, choice.text_kinds, choice.build_kernel, hooks.cancel, {}};
+  CodegenInput in;
+  in.def = setup.def;
+  in.shapes = &setup.shapes;
+  in.nest = &r.lowering.nest;
+  in.text_kinds = choice.text_kinds;
+  in.build_kernel = choice.build_kernel;
+  in.object_cpu = choice.object_cpu;
+  in.object_prefix = choice.object_prefix;
+  in.cancel = hooks.cancel;
   if (hooks.early)
     in.early = [&](const std::map<std::string, GeneratedText>& texts, const std::vector<PhaseTime>& timings) {
       CompileResult partial = r;
@@ -89,6 +97,8 @@ Expected<CompileResult> compile_kernel(const KernelSetup& setup, const MappingOp
   if (!generated) return generated.failure();
   r.texts = std::move(generated->texts);
   r.kernel = std::move(generated->kernel);
+  r.object = std::move(generated->object);
+  r.object_builtins = std::move(generated->object_builtins);
   for (PhaseTime& t : generated->timings) r.timings.push_back(std::move(t));
   return r;
 }

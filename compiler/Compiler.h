@@ -55,6 +55,8 @@ struct CompileResult {
   LoweringResult lowering;
   std::map<std::string, GeneratedText> texts;  // by kind
   std::shared_ptr<Kernel> kernel;              // when build_kernel
+  std::string object;                          // when object_cpu was given
+  std::vector<std::string> object_builtins;    // builtins the object calls
   std::vector<PhaseTime> timings;              // each pass, then codegen phases
 
   // The text of a kind; an empty one when it was not generated.
@@ -66,9 +68,12 @@ Expected<CompileResult> compile(const CompileRequest& request, const CompileHook
 
 // The same from a kernel already set up, with options already chosen.
 struct CodegenChoice {
-  std::string target = "cpu";
-  std::vector<std::string> text_kinds = {"c"};
-  bool build_kernel = false;
+  CodegenChoice(std::string target_name = "cpu", std::vector<std::string> kinds = {"c"}, bool kernel = false)
+      : target(std::move(target_name)), text_kinds(std::move(kinds)), build_kernel(kernel) {}
+  std::string target;
+  std::vector<std::string> text_kinds;
+  bool build_kernel;
+  std::string object_cpu, object_prefix;  // an object file too (export); see targets/Target.h
 };
 Expected<CompileResult> compile_kernel(const KernelSetup& setup, const MappingOptions& options,
                                        const CodegenChoice& choice, const CompileHooks& hooks = {});

@@ -18,6 +18,7 @@ Commands:
   shapes FILE.tc    print the shape of every output and the range of every index
   compile FILE.tc   compile a kernel and print its model, schedule, loops, C, LLVM IR or assembly
   run FILE.tc       run a kernel, compiled for the CPU or with the reference interpreter
+  export FILE.tc    write a kernel as a bundle for your own C/C++ project (.h, .c, .o, CMake)
   options           list the mapping options: allowed values, defaults, meanings
 
 Run 'tcstudio-cli COMMAND --help' for the options of a command.
@@ -47,6 +48,7 @@ int main(int argc, char** argv) {
     if (cmd == "compile") return command_compile(rest);
     if (cmd == "run") return command_run(rest);
     if (cmd == "options") return command_options(rest);
+    if (cmd == "export") return command_export(rest);
   } catch (const std::bad_alloc&) {
     std::cerr << "error: out of memory\n";
     return kUserError;

@@ -2,7 +2,9 @@
 
 #include <cmath>
 #include <cstdio>
+#include <set>
 
+#include "codegen/CBuiltins.h"
 #include "codegen/StmtSemantics.h"
 #include "lang/Builtins.h"
 
@@ -13,16 +15,10 @@ using ast::Expr;
 using ast::ExprKind;
 using ast::NameRef;
 
-// Builtins that C's math library has under the same name (with an "f" for float).
-bool in_libm(std::string_view n) {
-  static const char* names[] = {"acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "cbrt", "ceil",
-                                "copysign", "cos", "cosh", "erf", "erfc", "exp", "exp2", "expm1", "fabs",
-                                "fdim", "floor", "fma", "fmax", "fmin", "fmod", "hypot", "lgamma", "log",
-                                "log10", "log1p", "log2", "logb", "nearbyint", "pow", "remainder", "rint",
-                                "round", "sin", "sinh", "sqrt", "tan", "tanh", "tgamma", "trunc"};
-  for (const char* x : names)
-    if (n == x) return true;
-  return false;
+// The builtins a def calls that C's math library lacks: the C text defines them itself.
+void builtins_outside_libm(const Expr& e, std::set<std::string>& out) {
+  if (e.kind == ExprKind::Access && e.ref == NameRef::Builtin && !builtin_in_libm(e.name)) out.insert(e.name);
+  for (const auto& a : e.args) builtins_outside_libm(*a, out);
 }
 
 class CWriter {
@@ -44,6 +40,13 @@ class CWriter {
     line("#define tcs_min(a, b) ((a) < (b) ? (a) : (b))");
     line("#define tcs_max(a, b) ((a) > (b) ? (a) : (b))");
     line("");
+    std::set<std::string> own;
+    for (const SemaStmt& st : def_.stmts) builtins_outside_libm(*st.ast->rhs, own);
+    for (const std::string& b : own) {
+      std::string text = c_builtin_function(b, "tcs_builtin_" + b, true);
+      for (size_t at = 0, nl; (nl = text.find('\n', at)) != std::string::npos; at = nl + 1) line(text.substr(at, nl - at));
+      line("");
+    }
     std::string sig = "void " + def_.name + "(";
     for (size_t t = 0; t < def_.tensors.size(); ++t) {
       const SemaTensor& T = def_.tensors[t];
@@ -240,7 +243,7 @@ class CWriter {
         if (e.ref == NameRef::Builtin) {
           const Builtin& b = builtins()[size_t(e.ref_id)];
           std::string args;
-          bool libm = in_libm(b.name);
+          bool libm = builtin_in_libm(b.name);
           for (size_t i = 0; i < e.args.size(); ++i)
             args += (i ? ", " : "") + expr(*e.args[i], libm ? ScalarType::Float32 : ScalarType::Float64);
           return libm ? std::string(b.name) + "f(" + args + ")" : "(float)tcs_builtin_" + std::string(b.name) + "(" + args + ")";

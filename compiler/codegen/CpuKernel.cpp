@@ -15,6 +15,10 @@
 #include <llvm/Support/FormattedStream.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Target/TargetMachine.h>
+#include <llvm/TargetParser/Host.h>
+#include <llvm/TargetParser/SubtargetFeature.h>
+#include <llvm/MC/MCSubtargetInfo.h>
+#include <llvm/Target/TargetOptions.h>
 #include <llvm/Transforms/Utils/Cloning.h>
 
 #include <chrono>
@@ -171,6 +175,54 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
 
 }  // namespace
 
+// The module as an object file for `cpu`, with the bundle's prefix on every symbol that
+// crosses the object's boundary; everything else becomes internal.
+Status emit_object(const llvm::Module& module, const CpuCodegenRequest& req, CpuCodegenResult& result) {
+  std::unique_ptr<llvm::Module> m = llvm::CloneModule(module);
+  const std::string& prefix = req.object_prefix;
+  for (llvm::Function& f : *m) {
+    std::string name = f.getName().str();
+    if (name == kKernelSymbol) {
+      f.setName(prefix + "_entry");
+    } else if (name == "tcs_rt_parallel_for") {
+      f.setName(prefix + "_parallel_for");
+    } else if (name.rfind("tcs_builtin_", 0) == 0) {
+      result.object_builtins.push_back(name.substr(12));
+      f.setName(prefix + "_builtin_" + name.substr(12));
+    } else if (!f.isDeclaration()) {
+      f.setLinkage(llvm::GlobalValue::InternalLinkage);
+    }
+  }
+  std::string triple = llvm::sys::getProcessTriple();
+  std::string error;
+  const llvm::Target* target = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target) return Error{ErrorKind::Internal, "LLVM has no target for " + triple + ": " + error};
+  std::string cpu = req.object_cpu == "host" ? llvm::sys::getHostCPUName().str() : req.object_cpu;
+  if (!target->createMCSubtargetInfo(triple, cpu, "")->isCPUStringValid(cpu))
+    return Error{ErrorKind::Options, "LLVM does not know the CPU '" + cpu + "' (try 'host', 'x86-64-v3', 'znver4', 'skylake-avx512')"};
+  std::string features;
+  if (req.object_cpu == "host") {
+    llvm::SubtargetFeatures f;
+    for (const auto& [feature, on] : llvm::sys::getHostCPUFeatures()) f.AddFeature(feature, on);
+    features = f.getString();
+  }
+  llvm::TargetOptions options;
+  std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(triple, cpu, features, options, llvm::Reloc::PIC_,
+                                                                      std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+  if (!tm) return Error{ErrorKind::Internal, "LLVM cannot target the CPU '" + cpu + "'"};
+  m->setDataLayout(tm->createDataLayout());
+  m->setTargetTriple(triple);
+  optimise(*m, *tm);
+  llvm::SmallString<0> buffer;
+  llvm::raw_svector_ostream os(buffer);
+  llvm::legacy::PassManager pm;
+  if (tm->addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::ObjectFile))
+    return Error{ErrorKind::Internal, "LLVM cannot write an object file for '" + cpu + "'"};
+  pm.run(*m);
+  result.object = std::string(buffer.str());
+  return success();
+}
+
 Expected<CpuCodegenResult> cpu_codegen(const CpuCodegenRequest& req) {
   init_llvm();
   CpuCodegenResult result;
@@ -186,6 +238,9 @@ Expected<CpuCodegenResult> cpu_codegen(const CpuCodegenRequest& req) {
   llvm::raw_string_ostream vos(verify);
   if (llvm::verifyModule(*module, &vos)) return Error{ErrorKind::Internal, "internal error: invalid LLVM IR generated: " + vos.str()};
   result.timings.push_back({"llvm-ir", ms_since(t0)});
+
+  if (!req.object_cpu.empty())
+    if (Status s = emit_object(*module, req, result); !s) return s.failure();
 
   auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
   if (!jtmb) return Error{ErrorKind::Internal, "LLVM cannot detect this CPU: " + llvm::toString(jtmb.takeError())};

@@ -51,10 +51,18 @@ struct CpuCodegenRequest {
   bool emit_llvm = false;
   bool emit_asm = false;
   bool build_kernel = true;
+  // An object file for a C or C++ project: for this LLVM CPU name ("host": this machine),
+  // its entry `<prefix>_entry(void** buffers, void* pool)` (buffers in SemaDef::tensors
+  // order; returns the error bits of LlvmEmitter.h), and every symbol it needs from
+  // outside libc and libm prefixed too: `<prefix>_parallel_for` and `<prefix>_builtin_<name>`.
+  std::string object_cpu;  // empty: no object
+  std::string object_prefix;
 };
 
 struct CpuCodegenResult {
   GeneratedText llvm_ir, assembly;
+  std::string object;                         // the ELF object's bytes, when asked
+  std::vector<std::string> object_builtins;   // builtins it calls as <prefix>_builtin_<name>
   std::shared_ptr<CpuKernel> kernel;
   std::vector<PhaseTime> timings;  // "llvm-ir", "llvm-O3", "asm", "jit"
 };

@@ -233,10 +233,10 @@ std::string shape_as_python_tuple(const std::vector<int64_t>& shape) {
 
 // Magic, version, length and the padded dict: everything before the data. Writes
 // version 1.0 unless the header needs more than its 16-bit length field.
-std::string npy_header_serialize(const Tensor& t) {
+std::string npy_header_serialize(ScalarType dtype, const std::vector<int64_t>& shape) {
   std::string dict =
-      "{'descr': '" + descr_from_dtype(t.dtype) +
-      "', 'fortran_order': False, 'shape': " + shape_as_python_tuple(t.shape) + ", }";
+      "{'descr': '" + descr_from_dtype(dtype) +
+      "', 'fortran_order': False, 'shape': " + shape_as_python_tuple(shape) + ", }";
   // Pad with spaces and a final newline so the data starts 64-byte aligned, as numpy
   // does; readers that memory-map the file rely on it.
   auto padded_length = [&](size_t preamble_bytes) {
@@ -289,9 +289,13 @@ Expected<Tensor> npy_parse(const std::string& bytes, const std::string& name_for
   return t;
 }
 
+std::string npy_descr(ScalarType dtype) { return descr_from_dtype(dtype); }
+
+std::string npy_header(ScalarType dtype, const std::vector<int64_t>& shape) { return npy_header_serialize(dtype, shape); }
+
 std::string npy_serialize(const Tensor& t) {
   assert(tensor_consistency_check(t, "").ok());
-  std::string out = npy_header_serialize(t);
+  std::string out = npy_header_serialize(t.dtype, t.shape);
   out.append(reinterpret_cast<const char*>(t.data.data()), t.data.size());
   return out;
 }
@@ -343,7 +347,7 @@ Status npy_write(const std::string& path, const Tensor& t) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   if (!out)
     return npy_error(path, std::string("cannot open for writing: ") + std::strerror(errno));
-  std::string header = npy_header_serialize(t);
+  std::string header = npy_header_serialize(t.dtype, t.shape);
   out.write(header.data(), std::streamsize(header.size()));
   out.write(reinterpret_cast<const char*>(t.data.data()), std::streamsize(t.data.size()));
   out.close();

@@ -24,6 +24,10 @@ struct CodegenInput {
   const LoopNest* nest = nullptr;
   std::vector<std::string> text_kinds;  // text kinds asked for, a subset of Target::text_kinds
   bool build_kernel = false;
+  // An object file for the user's own project (export): the CPU ("host" or an LLVM CPU
+  // name) and the prefix of its symbols; empty object_cpu: none. Targets without objects
+  // refuse it.
+  std::string object_cpu, object_prefix;
   const std::atomic<bool>* cancel = nullptr;
   // Called once the first, cheap texts exist (the CPU target's C), before slower phases:
   // the IDE shows them while the rest compiles. Receives the texts so far.
@@ -33,6 +37,8 @@ struct CodegenInput {
 struct CodegenOutput {
   std::map<std::string, GeneratedText> texts;  // by kind: "c", "llvm", "asm", later "cuda", "ptx"
   std::shared_ptr<Kernel> kernel;              // when build_kernel
+  std::string object;                          // the object file's bytes, when asked
+  std::vector<std::string> object_builtins;    // builtins the object calls as <prefix>_builtin_<name>
   std::vector<PhaseTime> timings;
 };
 

@@ -18,7 +18,7 @@ Expected<CodegenOutput> generate(const CodegenInput& in) {
   CodegenOutput out;
   // The C text is also the backbone of the IR's line map (its lines are the IR's debug
   // locations), so the LLVM phases need it even when it is not shown.
-  bool llvm = wants(in, "llvm") || wants(in, "asm") || in.build_kernel;
+  bool llvm = wants(in, "llvm") || wants(in, "asm") || in.build_kernel || !in.object_cpu.empty();
   std::map<const LoopNode*, int> node_lines;
   auto t0 = std::chrono::steady_clock::now();
   GeneratedText c = generate_c(*in.def, *in.shapes, *in.nest, &node_lines);
@@ -27,12 +27,16 @@ Expected<CodegenOutput> generate(const CodegenInput& in) {
   if (in.early && llvm) in.early(out.texts, out.timings);
   if (!llvm) return out;
   if (in.cancel && in.cancel->load()) return Error{ErrorKind::Cancelled, "compilation cancelled"};
-  CpuCodegenRequest cg{in.def, in.shapes, in.nest, &c, &node_lines, wants(in, "llvm"), wants(in, "asm"), in.build_kernel};
+  CpuCodegenRequest cg{in.def,          in.shapes,         in.nest,          &c,
+                       &node_lines,     wants(in, "llvm"), wants(in, "asm"), in.build_kernel,
+                       in.object_cpu,   in.object_prefix};
   auto built = cpu_codegen(cg);
   if (!built) return built.failure();
   if (wants(in, "llvm")) out.texts["llvm"] = std::move(built->llvm_ir);
   if (wants(in, "asm")) out.texts["asm"] = std::move(built->assembly);
   out.kernel = std::move(built->kernel);
+  out.object = std::move(built->object);
+  out.object_builtins = std::move(built->object_builtins);
   for (PhaseTime& t : built->timings) out.timings.push_back(std::move(t));
   return out;
 }

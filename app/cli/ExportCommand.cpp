@@ -1,0 +1,62 @@
+#include <iostream>
+
+#include "cli/CliArgs.h"
+#include "cli/Commands.h"
+#include "cli/KernelSetup.h"
+#include "export/Export.h"
+
+namespace tcs::cli {
+
+static const char* kExportHelp = R"(usage: tcstudio-cli export FILE.tc [--entry NAME] [--size NAME=INT ...]
+                          [--options FILE.json | --preset NAME] --out DIR [--cpu NAME]
+
+Writes a kernel as a bundle for your own C or C++ project into DIR: NAME.h (the C
+signature), NAME.c (readable C), NAME.o (compiled by LLVM) with its glue NAME_object.c,
+a CMakeLists.txt that builds a static library NAME from either, example.c (runs NAME on
+.npy files) and a README. Sizes are fixed at export (--size, else the # sizes: header).
+
+  --out DIR     the bundle's folder (created if missing)
+  --cpu NAME    the CPU NAME.o is compiled for: host (default), or an LLVM CPU name such
+                as x86-64-v3, skylake-avx512, znver4
+)";
+
+int command_export(const std::vector<std::string>& argv) {
+  auto parsed = parse_command(argv,
+                              {{"entry", true},
+                               {"size", true, true},
+                               {"options", true},
+                               {"preset", true},
+                               {"out", true},
+                               {"cpu", true}},
+                              "export", kExportHelp);
+  if (auto* code = std::get_if<int>(&parsed)) return *code;
+  const ParsedArgs& args = std::get<ParsedArgs>(parsed);
+  auto out = args.get("out");
+  if (!out || out->empty()) {
+    std::cerr << "tcstudio-cli export: --out DIR is required (see --help)\n";
+    return kUsageError;
+  }
+  auto setup = kernel_setup(args, "export");
+  if (auto* code = std::get_if<int>(&setup)) return *code;
+  CliKernel& k = std::get<CliKernel>(setup);
+  auto options = mapping_options_from_args(args, *k.def);
+  if (auto* code = std::get_if<int>(&options)) return *code;
+  ExportSettings settings;
+  settings.cpu = args.get("cpu").value_or("host");
+  settings.source_name = args.positional[0];
+  auto bundle = export_bundle(k, std::get<MappingOptions>(options), settings);
+  if (!bundle) {
+    std::cerr << "error: " << bundle.error() << "\n";
+    return kUserError;
+  }
+  if (Status s = bundle_write(*bundle, *out); !s) {
+    std::cerr << "error: " << s.error() << "\n";
+    return kUserError;
+  }
+  std::cout << "exported " << bundle->kernel << " to " << *out << ":";
+  for (const BundleFile& f : bundle->files) std::cout << " " << f.name;
+  std::cout << "\n";
+  return kSuccess;
+}
+
+}  // namespace tcs::cli

@@ -1,0 +1,102 @@
+// Export as a user meets it: a bundle configured and built by CMake inside a separate
+// project of its own, in both variants (readable C and the LLVM object), its example run
+// on .npy inputs, and every output compared with the interpreter's.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "Compiler.h"
+#include "export/Export.h"
+#include "runtime/Compare.h"
+#include "runtime/Interpreter.h"
+#include "runtime/Npy.h"
+#include "runtime/RandomInputs.h"
+
+namespace tcs {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+int run(const std::string& command) { return std::system((command + " > /dev/null 2>&1").c_str()); }
+
+struct Case {
+  std::string name, text, preset;
+};
+
+class Export : public ::testing::TestWithParam<Case> {};
+
+TEST_P(Export, BuildsInAForeignProjectAndMatchesTheInterpreter) {
+  const Case& c = GetParam();
+  auto setup = kernel_setup(check_source(c.name + ".tc", c.text), {});
+  ASSERT_TRUE(setup) << setup.error();
+  auto options = kernel_options(*setup->def, {c.preset, ""});
+  ASSERT_TRUE(options) << options.error();
+  auto bundle = export_bundle(*setup, *options, {});
+  ASSERT_TRUE(bundle) << bundle.error();
+
+  fs::path root = fs::temp_directory_path() / ("tcs_export_" + c.name + "_" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  ASSERT_TRUE(bundle_write(*bundle, (root / "consumer" / "kernel").string()));
+  // The user's project: the bundle in a folder of its own, the example as the user's program.
+  std::ofstream(root / "consumer" / "CMakeLists.txt")
+      << "cmake_minimum_required(VERSION 3.16)\nproject(consumer C)\nadd_subdirectory(kernel)\n"
+      << "add_executable(app kernel/example.c)\ntarget_link_libraries(app PRIVATE " << bundle->kernel << ")\n";
+
+  auto inputs = random_inputs(*setup->def, setup->shapes, 5);
+  ASSERT_TRUE(inputs) << inputs.error();
+  fs::create_directories(root / "in");
+  for (const auto& [name, t] : *inputs) ASSERT_TRUE(npy_write((root / "in" / (name + ".npy")).string(), t));
+  auto want = interpret(*setup->def, setup->shapes, *inputs);
+  ASSERT_TRUE(want) << want.error();
+
+  for (bool object : {false, true}) {
+    SCOPED_TRACE(object ? "object variant" : "C variant");
+    fs::path build = root / (object ? "build-object" : "build-c"), out = root / (object ? "out-object" : "out-c");
+    fs::create_directories(out);
+    std::string configure = "cmake -S " + (root / "consumer").string() + " -B " + build.string() +
+                            " -G Ninja -DCMAKE_BUILD_TYPE=Release -D" + bundle->kernel + "_USE_OBJECT=" + (object ? "ON" : "OFF");
+    ASSERT_EQ(run(configure), 0) << configure;
+    ASSERT_EQ(run("cmake --build " + build.string()), 0) << "build failed in " << build;
+    ASSERT_EQ(run((build / "app").string() + " " + (root / "in").string() + " " + out.string()), 0);
+    for (const auto& [name, w] : *want) {
+      auto got = npy_read((out / (name + ".npy")).string());
+      ASSERT_TRUE(got) << got.error();
+      TensorComparison cmp = compare_tensors(name, *got, w);
+      EXPECT_TRUE(cmp.ok) << cmp.problem;
+    }
+  }
+  // The README names the files; the header documents every tensor.
+  std::string header = read_text(root / "consumer" / "kernel" / (bundle->kernel + ".h"));
+  for (const SemaTensor& t : setup->def->tensors) EXPECT_NE(header.find(" " + t.name + "  "), std::string::npos) << t.name;
+  fs::remove_all(root);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Kernels, Export,
+    ::testing::Values(
+        // A packed, register-tiled contraction (the default preset for matmul).
+        Case{"matmul", "# sizes: M=40 N=72 K=24\ndef matmul(float(M,K) A, float(K,N) B) -> (C) {\n  C(m,n) +=! A(m,k) * B(k,n)\n}\n",
+             "default"},
+        // Temporaries, a max and a sum reduction, exp.
+        Case{"softmax",
+             "# sizes: N=8 D=20\ndef softmax(float(N,D) X) -> (Y) {\n  mx(n) max=! X(n,d)\n  ex(n,d) = exp(X(n,d) - mx(n))\n"
+             "  sm(n) +=! ex(n,d)\n  Y(n,d) = ex(n,d) / sm(n)\n}\n",
+             "default"},
+        // Builtins libm lacks (the bundle defines them), integers and a gather.
+        Case{"special",
+             "# sizes: N=16 V=10\ndef special(float(N) X, int32(N) I, float(V) T) -> (O, Q) {\n"
+             "  O(i) = normcdf(X(i)) + erfinv(X(i) * 0.5) + rsqrt(X(i) * X(i) + 1.0)\n  Q(i) = T(I(i)) * 2.0\n}\n",
+             "naive"}),
+    [](const auto& info) { return info.param.name; });
+
+}  // namespace
+}  // namespace tcs
