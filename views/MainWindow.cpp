@@ -36,6 +36,7 @@
 #include "OptionsPanel.h"
 #include "PassListModel.h"
 #include "SizesModel.h"
+#include "export/Export.h"
 #include "SourceEditor.h"
 #include "SymbolIndex.h"
 #include "Theme.h"
@@ -224,6 +225,8 @@ void MainWindow::build_menus() {
   file->addAction(tr("&Save"), QKeySequence::Save, this, &MainWindow::save);
   file->addAction(tr("Save &As..."), QKeySequence::SaveAs, this, &MainWindow::save_as);
   file->addSeparator();
+  file->addAction(tr("&Export Kernel..."), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E), this, &MainWindow::export_dialog);
+  file->addSeparator();
   file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
   QMenu* edit = menuBar()->addMenu(tr("&Edit"));
@@ -319,7 +322,7 @@ void MainWindow::run_with_check() {
   submit(true);
 }
 
-void MainWindow::submit(bool run) {
+CompileJob MainWindow::current_job(bool run) const {
   CompileJob job;
   job.file_name = QFileInfo(path_.isEmpty() ? tr("untitled.tc") : path_).fileName().toStdString();
   job.text = editor_->text().toStdString();
@@ -328,8 +331,40 @@ void MainWindow::submit(bool run) {
   job.preset = options_->preset();
   job.options_json = options_->custom_json();
   job.run = run;
-  service_->submit(std::move(job));
+  return job;
+}
+
+void MainWindow::submit(bool run) {
+  service_->submit(current_job(run));
   timings_label_->setText(tr("compiling..."));
+}
+
+QString MainWindow::export_to(const QString& dir) {
+  KernelSetup setup;
+  MappingOptions options;
+  auto prepared = prepare_outcome(current_job(false), &setup, &options);
+  if (prepared->error) return QString::fromStdString(prepared->error->message);
+  if (!setup.def) return tr("there is no def to export");
+  ExportSettings settings;
+  settings.source_name = prepared->checked->file.name();
+  QApplication::setOverrideCursor(Qt::WaitCursor);
+  auto bundle = export_bundle(setup, options, settings);
+  QApplication::restoreOverrideCursor();
+  if (!bundle) return QString::fromStdString(bundle.error());
+  if (Status s = bundle_write(*bundle, dir.toStdString()); !s) return QString::fromStdString(s.error());
+  return {};
+}
+
+void MainWindow::export_dialog() {
+  QString dir = QFileDialog::getExistingDirectory(this, tr("Export the kernel into a folder"),
+                                                  path_.isEmpty() ? QDir::homePath() : QFileInfo(path_).absolutePath());
+  if (dir.isEmpty()) return;
+  QString problem = export_to(dir);
+  if (!problem.isEmpty()) {
+    QMessageBox::warning(this, tr("Export"), tr("Cannot export: %1").arg(problem));
+    return;
+  }
+  statusBar()->showMessage(tr("Exported to %1: header, C, object, CMakeLists.txt, example and README").arg(dir), 8000);
 }
 
 bool MainWindow::idle() const { return !edits_pending_ && !service_->busy(); }

@@ -20,6 +20,7 @@ class QTimer;
 namespace tcs {
 
 class ChangedPassFilter;
+struct CompileJob;
 class CodeView;
 class CompileService;
 class DiagnosticsModel;
@@ -42,6 +43,9 @@ class MainWindow : public QMainWindow {
   bool open_file(const QString& path);
   void set_source(const QString& name, const QString& text);
   bool save_to(const QString& path);
+  // Exports the kernel as the panels describe it (entry, sizes, options) into `dir`, the
+  // same bundle as `tcstudio-cli export`; returns an empty string or what went wrong.
+  QString export_to(const QString& dir);
   void compile_now();
   void run_with_check();
   void set_dark(bool dark);
@@ -89,6 +93,8 @@ class MainWindow : public QMainWindow {
   void open_dialog();
   bool save();
   bool save_as();
+  void export_dialog();
+  CompileJob current_job(bool run) const;
   bool maybe_save();
   void add_recent(const QString& path);
   void rebuild_recent_menu();

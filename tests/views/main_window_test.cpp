@@ -240,6 +240,25 @@ class MainWindowTest : public QObject {
     QVERIFY(report.contains("C: ok"));
   }
 
+  void export_writes_the_bundle_for_the_panels_choices() {
+    QTemporaryDir dir;
+    MainWindow w(QStringLiteral(TCS_EXAMPLES_DIR));
+    QVERIFY(w.open_file(QStringLiteral(TCS_EXAMPLES_DIR) + "/matmul.tc"));
+    QVERIFY(wait_idle(w));
+    w.options()->set_preset("naive");
+    QVERIFY(wait_idle(w));
+    QCOMPARE(w.export_to(dir.path()), QString());
+    for (const char* f : {"matmul.h", "matmul.c", "matmul.o", "matmul_object.c", "CMakeLists.txt", "example.c", "README.md"})
+      QVERIFY2(QFileInfo::exists(dir.filePath(f)), f);
+    QFile readme(dir.filePath("README.md"));
+    QVERIFY(readme.open(QIODevice::ReadOnly));
+    QVERIFY(readme.readAll().contains("\"parallel\": false"));  // the naive preset the panel shows
+    // Broken source: nothing is written, the problem is said.
+    w.set_source("broken.tc", "def f(float(N) A) -> (O) { O(i) = A(i) * Bx(i) }\n");
+    QVERIFY(!w.export_to(dir.filePath("second")).isEmpty());
+    QVERIFY(!QFileInfo::exists(dir.filePath("second")));
+  }
+
   void multi_def_files_pick_an_entry() {
     MainWindow w(QStringLiteral(TCS_EXAMPLES_DIR));
     w.set_source("two.tc",
