@@ -45,6 +45,12 @@ struct MappingOptions {
   bool tile_imperfectly_nested = false;  // also tile bands that do not reach every statement
   int unroll = 1;                        // unroll factor of the innermost loop
   CpuMapping cpu;
+  // Set by presets, never read from or written to JSON: a preset is chosen from the def
+  // alone, before the scheduler has shaped its bands, so the parts of it that do not fit
+  // this kernel's schedule (a point-loop order or a pack depth for a band the scheduler
+  // made smaller) are skipped with a note in the model instead of refused. Options a user
+  // writes are strict: every mismatch is an error naming the field.
+  bool best_effort = false;
   friend bool operator==(const MappingOptions&, const MappingOptions&) = default;
 };
 

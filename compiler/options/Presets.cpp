@@ -116,8 +116,11 @@ Expected<MappingOptions> mapping_preset(std::string_view name, const SemaDef& de
   if (name == "contraction" && !contraction)
     return Error{ErrorKind::Options, "preset 'contraction' needs a sum of products with at least two left-hand indices and a summed "
                  "one; '" + def.name + "' has none"};
-  if (name == "contraction" || (name == "default" && classify_kernel(def) == KernelClass::Contraction && contraction))
-    return contraction_preset(*contraction);
+  if (name == "contraction" || (name == "default" && classify_kernel(def) == KernelClass::Contraction && contraction)) {
+    MappingOptions c = contraction_preset(*contraction);
+    c.best_effort = true;
+    return c;
+  }
   if (name == "default" || name == "reduction" || name == "elementwise") {
     // Other kernels: statements apart, the outer parallel loop on threads, the inner
     // parallel loop vectorised; no tiling until the tuner finds better.

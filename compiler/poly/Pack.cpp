@@ -51,9 +51,20 @@ class Packer {
     std::string name = "pack" + std::to_string(request_);
     ++placed;
     if (req_.depth == 0) return insert_named_mark(mark, name);
+    if (job_.loops[ids[0]].role != "tile" && job_.options.best_effort) {
+      job_.note("the preset's " + field() + " needs tiled loops over " + statement_list(mark) + " and was skipped there");
+      --placed;
+      return mark;
+    }
     if (job_.loops[ids[0]].role != "tile")
       throw OptionError{field() + ".depth is " + std::to_string(req_.depth) + ", but the loops over " +
                         statement_list(mark) + " are not tiled; use depth 0 or set tile"};
+    if (size_t(req_.depth) > ids.size() && job_.options.best_effort) {
+      job_.note("the preset's " + field() + " does not fit the band over " + statement_list(mark) + " (" +
+                std::to_string(ids.size()) + " tile loops) and was skipped there");
+      --placed;
+      return mark;
+    }
     if (size_t(req_.depth) > ids.size())
       throw OptionError{field() + ".depth is " + std::to_string(req_.depth) + ", but the tiled band over " +
                         statement_list(mark) + " has " + std::to_string(ids.size()) + " tile loops"};
@@ -81,7 +92,7 @@ void pack_tensors(PolyJob& job) {
   for (size_t r = 0; r < job.options.cpu.pack.size(); ++r) {
     Packer packer(job, int(r));
     job.schedule = packer.visit(job.schedule.root()).schedule();
-    if (packer.placed == 0)
+    if (packer.placed == 0 && !job.options.best_effort)
       throw OptionError{"cpu.pack[" + std::to_string(r) + "].tensor: no statement of '" + job.def.name + "' reads '" +
                         job.options.cpu.pack[r].tensor + "'"};
   }

@@ -168,7 +168,9 @@ void tile_bands(PolyJob& job) {
   isl_options_set_tile_scale_tile_loops(job.ctx.get(), 0);
   Tiler tiler(job);
   job.schedule = tiler.visit(job.schedule.root()).schedule();
-  if (!job.options.cpu.point_loop_order.empty() && tiler.reordered_ == 0)
+  if (!job.options.cpu.point_loop_order.empty() && tiler.reordered_ == 0 && job.options.best_effort)
+    job.note("the preset's cpu.pointLoopOrder fits no band of this schedule and was skipped");
+  else if (!job.options.cpu.point_loop_order.empty() && tiler.reordered_ == 0)
     throw OptionError{"cpu.pointLoopOrder has " + std::to_string(job.options.cpu.point_loop_order.size()) +
                       " entries, but no tiled band of '" + job.def.name + "' has that many loops"};
 }

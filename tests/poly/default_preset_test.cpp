@@ -1,0 +1,63 @@
+// The default preset compiles every def that checks, and its kernels compute what the
+// interpreter computes: every example and the multi-statement contractions in
+// tests/data/presets, at the header's sizes and with each size set to 1 in turn (batch 1,
+// 1x1 convolutions), where the scheduler drops loops the preset was chosen for.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "Compiler.h"
+#include "common/Examples.h"
+#include "runtime/Compare.h"
+#include "runtime/Interpreter.h"
+#include "runtime/RandomInputs.h"
+
+namespace tcs {
+namespace {
+
+std::vector<std::filesystem::path> files() {
+  std::vector<std::filesystem::path> all = testing_support::example_files();
+  all.push_back(std::filesystem::path(TCS_TEST_DATA_DIR) / "presets" / "multi_statement.tc");
+  return all;
+}
+
+class DefaultPreset : public ::testing::TestWithParam<std::filesystem::path> {};
+
+TEST_P(DefaultPreset, CompilesAndMatchesTheInterpreterAtEverySizeOne) {
+  auto loaded = check_file(GetParam().string());
+  ASSERT_TRUE(loaded) << loaded.error();
+  std::shared_ptr<const CheckedFile> file = std::move(*loaded);
+  ASSERT_FALSE(file->has_errors());
+  for (const SemaDef& def : file->defs) {
+    std::vector<SizeMap> sets = {{}};
+    for (const std::string& p : def.size_params) sets.push_back({{p, 1}});
+    for (const SizeMap& sizes : sets) {
+      auto setup = kernel_setup(file, KernelSpec{def.name, sizes, {}});
+      if (!setup) {  // sizes this kernel cannot take (an empty range) are not the preset's problem
+        EXPECT_EQ(setup.error_kind(), ErrorKind::Sizes) << setup.error();
+        continue;
+      }
+      std::string where = def.name + " at " + sizes_describe(def, setup->shapes.sizes);
+      auto options = kernel_options(def, {});
+      ASSERT_TRUE(options) << where << ": " << options.error();
+      auto compiled = compile_kernel(*setup, *options, CodegenChoice("cpu", {"c"}, true));
+      ASSERT_TRUE(compiled) << where << ": " << compiled.error();
+      auto inputs = random_inputs(def, setup->shapes, 11);
+      ASSERT_TRUE(inputs) << where << ": " << inputs.error();
+      auto want = interpret(def, setup->shapes, *inputs);
+      ASSERT_TRUE(want) << where << ": " << want.error();
+      auto got = compiled->kernel->run(*inputs);
+      ASSERT_TRUE(got) << where << ": " << got.error();
+      for (const auto& [name, t] : *want) {
+        TensorComparison cmp = compare_tensors(name, got->at(name), t);
+        EXPECT_TRUE(cmp.ok) << where << ": " << cmp.problem;
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Files, DefaultPreset, ::testing::ValuesIn(files()),
+                         [](const auto& info) { return info.param.stem().string(); });
+
+}  // namespace
+}  // namespace tcs
