@@ -4,6 +4,7 @@
 // every loop line carries its loop id and every statement line its statement name.
 #include <map>
 #include <string>
+#include <string_view>
 
 #include "codegen/GeneratedText.h"
 #include "lang/Sema.h"
@@ -16,5 +17,10 @@ namespace tcs {
 // LLVM backend uses them as debug locations, so IR and assembly map back through the C.
 GeneratedText generate_c(const SemaDef& def, const DefShapes& shapes, const LoopNest& nest,
                          std::map<const LoopNode*, int>* node_lines = nullptr);
+
+// A user's tensor or def name as the C text spells it: unchanged, unless C, its headers or
+// the generator already use it (a keyword, "expf", "c0", "B_pack0", anything "tcs_..."):
+// then "tcs_user_" + name, a prefix no other name has.
+std::string c_identifier(std::string_view name);
 
 }  // namespace tcs

@@ -1,0 +1,167 @@
+// The generated C means what the interpreter means and always compiles: every example's C
+// text, under several option sets, compiled by the system C compiler, run on the same
+// inputs as the interpreter and compared; and defs whose names are the generator's own
+// identifiers, C keywords and libm names.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include "Compiler.h"
+#include "codegen/CText.h"
+#include "codegen/StmtSemantics.h"
+#include "common/Examples.h"
+#include "options/OptionsSchema.h"
+#include "runtime/Compare.h"
+#include "runtime/Interpreter.h"
+#include "runtime/RandomInputs.h"
+
+namespace tcs {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Compiles `c` with a driver that reads every input from DIR/<index>.bin, runs the
+// kernel and writes every output to DIR/<index>.out; returns the outputs.
+Expected<TensorMap> run_c(const std::string& c, const SemaDef& def, const DefShapes& shapes, const TensorMap& inputs,
+                          const fs::path& dir) {
+  fs::create_directories(dir);
+  std::string driver = c + "\n#include <stdio.h>\n#include <stdlib.h>\nint main(void) {\n";
+  std::string call;
+  for (size_t t = 0; t < def.tensors.size(); ++t) {
+    const SemaTensor& T = def.tensors[t];
+    size_t bytes = size_t(shapes.tensors[t].numel()) * scalar_type_bytes(T.type);
+    std::string var = "b" + std::to_string(t), file = (dir / (std::to_string(t) + ".bin")).string();
+    driver += "  " + std::string(c_type_name(T.type)) + "* " + var + " = calloc(" + std::to_string(bytes) + " + 1, 1);\n";
+    if (T.role == TensorRole::Input) {
+      std::ofstream(file, std::ios::binary).write(reinterpret_cast<const char*>(inputs.at(T.name).data.data()),
+                                                  std::streamsize(bytes));
+      driver += "  { FILE* f = fopen(\"" + file + "\", \"rb\"); if (!f || fread(" + var + ", 1, " + std::to_string(bytes) +
+                ", f) != " + std::to_string(bytes) + ") return 3; fclose(f); }\n";
+    }
+    call += (call.empty() ? "" : ", ") + var;
+  }
+  driver += "  " + c_identifier(def.name) + "(" + call + ");\n";
+  for (size_t t = 0; t < def.tensors.size(); ++t) {
+    if (def.tensors[t].role != TensorRole::Output) continue;
+    size_t bytes = size_t(shapes.tensors[t].numel()) * scalar_type_bytes(def.tensors[t].type);
+    driver += "  { FILE* f = fopen(\"" + (dir / (std::to_string(t) + ".out")).string() + "\", \"wb\"); fwrite(b" +
+              std::to_string(t) + ", 1, " + std::to_string(bytes) + ", f); fclose(f); }\n";
+  }
+  driver += "  return 0;\n}\n";
+  std::ofstream(dir / "kernel.c") << driver;
+  std::string cc = "cc -std=c11 -O1 -fopenmp -Wall -Werror -Wno-unknown-pragmas -Wno-unused-function -o " +
+                   (dir / "kernel").string() + " " + (dir / "kernel.c").string() + " -lm 2> " + (dir / "cc.log").string();
+  if (std::system(cc.c_str()) != 0) {
+    std::ifstream log(dir / "cc.log");
+    std::stringstream text;
+    text << log.rdbuf();
+    return Error{ErrorKind::Internal, "the C text does not compile:\n" + text.str()};
+  }
+  if (std::system(("OMP_NUM_THREADS=2 " + (dir / "kernel").string()).c_str()) != 0)
+    return Error{ErrorKind::RuntimeFault, "the compiled C failed"};
+  TensorMap out;
+  for (size_t t = 0; t < def.tensors.size(); ++t) {
+    const SemaTensor& T = def.tensors[t];
+    if (T.role != TensorRole::Output) continue;
+    auto z = Tensor::zeros(T.type, shapes.tensors[t].extent);
+    if (!z) return z.failure();
+    std::ifstream(dir / (std::to_string(t) + ".out"), std::ios::binary)
+        .read(reinterpret_cast<char*>(z->data.data()), std::streamsize(z->data.size()));
+    out[T.name] = std::move(*z);
+  }
+  return out;
+}
+
+void expect_c_matches_interpreter(const std::shared_ptr<const CheckedFile>& file, const SemaDef& def,
+                                  const std::vector<MappingOptions>& option_sets, const fs::path& dir) {
+  auto setup = kernel_setup(file, KernelSpec{def.name, {}, {}});
+  ASSERT_TRUE(setup) << def.name << ": " << setup.error();
+  auto inputs = random_inputs(def, setup->shapes, 21);
+  ASSERT_TRUE(inputs) << inputs.error();
+  auto want = interpret(def, setup->shapes, *inputs);
+  if (!want && want.error_kind() == ErrorKind::RuntimeFault) return;  // e.g. a division by zero on these inputs
+  ASSERT_TRUE(want) << want.error();
+  for (size_t i = 0; i < option_sets.size(); ++i) {
+    auto compiled = compile_kernel(*setup, option_sets[i], CodegenChoice("cpu", {"c"}, false));
+    if (!compiled && compiled.error_kind() == ErrorKind::Options) continue;  // random options this kernel refuses
+    ASSERT_TRUE(compiled) << def.name << ": " << compiled.error();
+    const std::string& c = compiled->text("c").text;
+    auto got = run_c(c, def, setup->shapes, *inputs, dir / (def.name + "_" + std::to_string(i)));
+    ASSERT_TRUE(got) << def.name << " under\n" << mapping_options_to_json(option_sets[i]) << got.error() << "\n" << c;
+    for (const auto& [name, t] : *want) {
+      TensorComparison cmp = compare_tensors(name, got->at(name), t);
+      EXPECT_TRUE(cmp.ok) << def.name << " under\n" << mapping_options_to_json(option_sets[i]) << cmp.problem << "\n" << c;
+    }
+  }
+}
+
+fs::path scratch(const std::string& name) {
+  return fs::temp_directory_path() / ("tcs_ctext_" + name + "_" + std::to_string(::getpid()));
+}
+
+class CText : public ::testing::TestWithParam<fs::path> {};
+
+TEST_P(CText, CompilesAndMatchesTheInterpreter) {
+  auto loaded = check_file(GetParam().string());
+  ASSERT_TRUE(loaded) << loaded.error();
+  std::shared_ptr<const CheckedFile> file = std::move(*loaded);
+  fs::path dir = scratch(GetParam().stem().string());
+  std::mt19937_64 rng(std::hash<std::string>{}(GetParam().stem().string()));
+  for (const SemaDef& def : file->defs) {
+    std::vector<MappingOptions> sets = {*mapping_preset("naive", def), *mapping_preset("default", def),
+                                        random_mapping_options(rng, def)};
+    expect_c_matches_interpreter(file, def, sets, dir);
+  }
+  fs::remove_all(dir);
+}
+
+INSTANTIATE_TEST_SUITE_P(Examples, CText, ::testing::ValuesIn(testing_support::example_files()),
+                         [](const auto& info) { return info.param.stem().string(); });
+
+// Names the generator uses itself (v, c0, p0, B_pack0, tcs_...), C keywords and types,
+// libm and <math.h> names, as tensors and as the def.
+TEST(CTextNames, GeneratorAndCNamesDoNotCollide) {
+  const char* text =
+      "# sizes: N=16 K=8\n"
+      "def minred(float(N,K) v) -> (c0) {\n  c0(i) min=! v(i, k)\n}\n"
+      "def packed(float(N,K) int, float(K,N) B_pack0) -> (tcs_v) {\n  tcs_v(i, j) +=! int(i, k) * B_pack0(k, j)\n}\n"
+      "def exp(float(N) expf, float(N) INFINITY, float(N) p0) -> (restrict, char) {\n"
+      "  restrict(i) max=! expf(i) + INFINITY(i) * p0(i)\n  char(i) = exp(restrict(0) - expf(i))\n}\n"
+      "def main(int32(N) v, int32(N) c1) -> (int32(N) true, uint8(N) uint8_t) {\n"
+      "  true(i) = v(i) / c1(i) + v(i) % (c1(i) - 3) - v(i) * 1000000\n  uint8_t(i) = uint8(v(i) + c1(i))\n}\n";
+  std::shared_ptr<const CheckedFile> file = check_source("names.tc", text);
+  ASSERT_FALSE(file->has_errors()) << diagnostics_format(file->file, file->diagnostics);
+  fs::path dir = scratch("names");
+  for (const SemaDef& def : file->defs) {
+    MappingOptions packed = *mapping_preset("default", def);
+    expect_c_matches_interpreter(file, def, {*mapping_preset("naive", def), packed}, dir);
+  }
+  fs::remove_all(dir);
+}
+
+// Integer semantics the interpreter fixes and C leaves undefined or different.
+TEST(CTextSemantics, IntegersWrapAndConversionsSaturate) {
+  const char* text =
+      "# sizes: N=64\n"
+      "def ints(uint8(N) A, int32(N) B, float(N) X) -> (uint8(N) O, int32(N) P, int32(N) Q, uint16(N) R, int8(N) S) {\n"
+      "  O(i) = (A(i) + A(i)) / uint8(2)\n"
+      "  P(i) = B(i) * 1000000000 + B(i) / (B(i) * B(i) + 1) - B(i) % 4\n"
+      "  Q(i) = int32(X(i) * 1.0e10)\n"
+      "  R(i) = uint16(X(i) * 1.0e6) * uint16(300)\n"
+      "  S(i) = int8(min(X(i), 0.0) * 1000.0)\n"
+      "}\n";
+  std::shared_ptr<const CheckedFile> file = check_source("ints.tc", text);
+  ASSERT_FALSE(file->has_errors()) << diagnostics_format(file->file, file->diagnostics);
+  fs::path dir = scratch("ints");
+  const SemaDef& def = file->defs[0];
+  expect_c_matches_interpreter(file, def, {*mapping_preset("naive", def), *mapping_preset("default", def)}, dir);
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace tcs
