@@ -32,7 +32,8 @@ Runs a def: compiled for this CPU (the default), or with the reference interpret
   --target cpu|interp     the compiled kernel (default) or the reference interpreter
   --options, --preset     mapping options for the compiled kernel (default preset: default)
   --check                 also run the interpreter on the same inputs and compare every
-                          output (error bound per element type, NaN never passes); prints
+                          output (error bound per element type; NaN passes only where the
+                          interpreter has NaN too); prints
                           the worst element and exits 1 on a mismatch
   --repeat N              time N more runs after a warm-up and print the median time and
                           GFLOP/s: the kernel alone, on buffers prepared beforehand (the

@@ -198,7 +198,7 @@ Status emit_object(const llvm::Module& module, const CpuCodegenRequest& req, Cpu
   const llvm::Target* target = llvm::TargetRegistry::lookupTarget(triple, error);
   if (!target) return Error{ErrorKind::Internal, "LLVM has no target for " + triple + ": " + error};
   std::string cpu = req.object_cpu == "host" ? llvm::sys::getHostCPUName().str() : req.object_cpu;
-  if (!target->createMCSubtargetInfo(triple, cpu, "")->isCPUStringValid(cpu))
+  if (!std::unique_ptr<llvm::MCSubtargetInfo>(target->createMCSubtargetInfo(triple, "generic", ""))->isCPUStringValid(cpu))
     return Error{ErrorKind::Options, "LLVM does not know the CPU '" + cpu + "' (try 'host', 'x86-64-v3', 'znver4', 'skylake-avx512')"};
   std::string features;
   if (req.object_cpu == "host") {

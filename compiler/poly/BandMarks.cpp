@@ -6,7 +6,7 @@
 
 namespace tcs::poly {
 
-isl::schedule_node_band mark_band(PolyJob& job, isl::schedule_node_band band, const std::string& role,
+isl::schedule_node_band mark_band(PolyJob& job, isl::schedule_node_band band, LoopRole role,
                                   const std::vector<int64_t>& tile_sizes) {
   std::vector<int> ids;
   for (unsigned i = 0; i < band.n_member(); ++i) {
@@ -45,18 +45,13 @@ std::vector<int> band_mark_ids(const std::string& mark) {
 }
 
 int64_t band_member_span(const isl::schedule_node_band& band, int i) {
-  isl_multi_union_pw_aff* mupa = isl_schedule_node_band_get_partial_schedule(band.get());
-  isl_union_pw_aff* upa = isl_multi_union_pw_aff_get_union_pw_aff(mupa, i);
-  isl_multi_union_pw_aff_free(mupa);
-  upa = isl_union_pw_aff_intersect_domain(upa, isl_schedule_node_get_domain(band.get()));
-  isl_val* lo = isl_union_pw_aff_min_val(isl_union_pw_aff_copy(upa));
-  isl_val* hi = isl_union_pw_aff_max_val(upa);
-  int64_t span = 0;
-  if (lo && hi && isl_val_is_int(lo) && isl_val_is_int(hi))
-    span = isl_val_get_num_si(hi) - isl_val_get_num_si(lo) + 1;
-  isl_val_free(lo);
-  isl_val_free(hi);
-  return span;
+  auto mupa = isl::manage(isl_schedule_node_band_get_partial_schedule(band.get()));
+  auto upa = isl::manage(isl_union_pw_aff_intersect_domain(isl_multi_union_pw_aff_get_union_pw_aff(mupa.get(), i),
+                                                           isl_schedule_node_get_domain(band.get())));
+  auto lo = manage_maybe(isl_union_pw_aff_min_val(upa.copy()));
+  auto hi = manage_maybe(isl_union_pw_aff_max_val(upa.copy()));
+  if (lo.is_null() || hi.is_null() || !isl_val_is_int(lo.get()) || !isl_val_is_int(hi.get())) return 0;
+  return isl_val_get_num_si(hi.get()) - isl_val_get_num_si(lo.get()) + 1;
 }
 
 }  // namespace tcs::poly

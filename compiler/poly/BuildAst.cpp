@@ -65,19 +65,15 @@ class AstConverter {
       }
       case isl_ast_node_block: {
         r.kind = LoopNode::Kind::Block;
-        isl_ast_node_list* list = isl_ast_node_block_get_children(n.get());
-        for (int i = 0, k = int(isl_ast_node_list_n_ast_node(list)); i < k; ++i)
-          append(r.children, node(isl::manage(isl_ast_node_list_get_at(list, i))));
-        isl_ast_node_list_free(list);
+        auto list = isl::manage(isl_ast_node_block_get_children(n.get()));
+        for (int i = 0, k = int(isl_ast_node_list_n_ast_node(list.get())); i < k; ++i)
+          append(r.children, node(isl::manage(isl_ast_node_list_get_at(list.get(), i))));
         break;
       }
       case isl_ast_node_mark: {
-        isl_id* id = isl_ast_node_mark_get_id(n.get());
-        std::string name = isl_id_get_name(id);
-        isl_id_free(id);
-        if (isl_id* note = isl_ast_node_get_annotation(n.get())) {  // a pack site (PackBoxes)
-          std::string site = isl_id_get_name(note);
-          isl_id_free(note);
+        std::string name = isl::manage(isl_ast_node_mark_get_id(n.get())).name();
+        if (auto note = manage_maybe(isl_ast_node_get_annotation(n.get())); !note.is_null()) {  // a pack site (PackBoxes)
+          std::string site = note.name();
           return pack(site, isl::manage(isl_ast_node_mark_get_node(n.get())));
         }
         std::vector<int> ids = band_mark_ids(name);
@@ -111,10 +107,7 @@ class AstConverter {
   }
 
   static std::string id_name(const isl::ast_expr& e) {
-    isl_id* id = isl_ast_expr_id_get_id(e.get());
-    std::string s = isl_id_get_name(id);
-    isl_id_free(id);
-    return s;
+    return isl::manage(isl_ast_expr_id_get_id(e.get())).name();
   }
 
   int iter_number(const std::string& name) {
@@ -135,10 +128,7 @@ class AstConverter {
   LExpr expr(const isl::ast_expr& e) {
     switch (isl_ast_expr_get_type(e.get())) {
       case isl_ast_expr_int: {
-        isl_val* v = isl_ast_expr_int_get_val(e.get());
-        int64_t x = isl_val_get_num_si(v);
-        isl_val_free(v);
-        return LExpr::integer(x);
+        return LExpr::integer(isl_val_get_num_si(isl::manage(isl_ast_expr_int_get_val(e.get())).get()));
       }
       case isl_ast_expr_id: {
         std::string n = id_name(e);
@@ -221,9 +211,7 @@ struct PackBoxes {
 
   static isl_ast_node* after_mark(isl_ast_node* node, isl_ast_build* build, void* user) {
     auto& self = *static_cast<PackBoxes*>(user);
-    isl_id* id = isl_ast_node_mark_get_id(node);
-    int request = pack_request_of(isl_id_get_name(id));
-    isl_id_free(id);
+    int request = pack_request_of(isl::manage(isl_ast_node_mark_get_id(node)).name());
     if (request < 0 || self.error) return node;
     try {
       self.converter.boxes.emplace_back(request, pack_box(self.job, request, build));

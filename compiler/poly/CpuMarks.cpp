@@ -42,7 +42,7 @@ class CpuMarker {
       }
       // Register tiles: the members the register tile bounds are unrolled; the reduction
       // loop around them may keep the accumulators in registers.
-      if (info.role == "register point") {
+      if (info.role == LoopRole::RegisterPoint) {
         if (info.tile_size > 0 && register_points(ids) <= kMaxUnrolledPoints) info.register_tile = true, info.unroll = -1;
         else if (!info.coincident && o_.cpu.register_accumulate) info.accumulate = true;
       }

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <memory>
 
 #include "loopnest/FullTiles.h"
 #include "poly/PolyJob.h"
@@ -48,10 +49,8 @@ Expected<LoweringResult> lower_to_loop_nest(const SemaDef& def, const DefShapes&
     snap.pass = name;
     snap.milliseconds = std::chrono::duration<double, std::milli>(t1 - t0).count();
     snap.tree = poly::snapshot_schedule(job);
-    if (char* text = isl_schedule_to_str(job.schedule.get())) {
-      snap.isl_schedule = text;
-      free(text);
-    }
+    std::unique_ptr<char, decltype(&free)> text(isl_schedule_to_str(job.schedule.get()), &free);
+    if (text) snap.isl_schedule = text.get();
     result.passes.push_back(std::move(snap));
     return true;
   };

@@ -51,12 +51,12 @@ class Packer {
     std::string name = "pack" + std::to_string(request_);
     ++placed;
     if (req_.depth == 0) return insert_named_mark(mark, name);
-    if (job_.loops[ids[0]].role != "tile" && job_.options.best_effort) {
+    if (job_.loops[ids[0]].role != LoopRole::Tile && job_.options.best_effort) {
       job_.note("the preset's " + field() + " needs tiled loops over " + statement_list(mark) + " and was skipped there");
       --placed;
       return mark;
     }
-    if (job_.loops[ids[0]].role != "tile")
+    if (job_.loops[ids[0]].role != LoopRole::Tile)
       throw OptionError{field() + ".depth is " + std::to_string(req_.depth) + ", but the loops over " +
                         statement_list(mark) + " are not tiled; use depth 0 or set tile"};
     if (size_t(req_.depth) > ids.size() && job_.options.best_effort) {
@@ -117,22 +117,17 @@ PackBox pack_box(const PolyJob& job, int request, isl_ast_build* build) {
   PackBox box;
   if (footprint.is_empty()) return box;
   isl::map fp = isl::manage(isl_map_from_union_map(footprint.copy()));
-  isl_fixed_box* hull = isl_map_get_range_simple_fixed_box_hull(fp.get());
-  bool valid = hull && isl_fixed_box_is_valid(hull) == isl_bool_true;
+  auto hull = manage_maybe(isl_map_get_range_simple_fixed_box_hull(fp.get()));
+  bool valid = !hull.is_null() && isl_fixed_box_is_valid(hull.get()) == isl_bool_true;
   if (valid) {
-    isl_multi_aff* offset = isl_fixed_box_get_offset(hull);
-    isl_multi_val* size = isl_fixed_box_get_size(hull);
-    for (int d = 0, n = int(isl_multi_val_size(size)); d < n; ++d) {
-      isl_val* v = isl_multi_val_get_at(size, d);
-      box.size.push_back(isl_val_get_num_si(v));
-      isl_val_free(v);
-      isl_pw_aff* pa = isl_pw_aff_from_aff(isl_multi_aff_get_at(offset, d));
+    auto offset = isl::manage(isl_fixed_box_get_offset(hull.get()));
+    auto size = isl::manage(isl_fixed_box_get_size(hull.get()));
+    for (int d = 0, n = int(isl_multi_val_size(size.get())); d < n; ++d) {
+      box.size.push_back(isl_val_get_num_si(isl::manage(isl_multi_val_get_at(size.get(), d)).get()));
+      isl_pw_aff* pa = isl_pw_aff_from_aff(isl_multi_aff_get_at(offset.get(), d));  // taken by the next call
       box.offset.push_back(isl::manage(isl_ast_build_expr_from_pw_aff(build, pa)));
     }
-    isl_multi_aff_free(offset);
-    isl_multi_val_free(size);
   }
-  isl_fixed_box_free(hull);
   if (!valid)
     throw OptionError{field + ": the part of '" + tensor + "' read inside the packed loops has no fixed-size box; "
                       "pack it deeper or not at all"};

@@ -7,13 +7,32 @@ namespace tcs::poly {
 
 struct PolyJob;
 
+// Each pass reads and changes only the PolyJob fields named here (poly/PolyJob.h).
+
+// model. Reads: def, shapes, options.fix_parameters_before_scheduling. Sets: statements
+// (S<k>, S<k>_init) with their domains, reads and writes, the initial schedule (textual
+// order), info (the model as text, notes for over-approximated accesses).
 void build_model(PolyJob& job);
+// dependences. Reads: the statements' accesses and the initial schedule. Sets: flow, anti,
+// output (memory-based) and reduction (a reduction's self-dependences), and their text in
+// info.
 void compute_dependences(PolyJob& job);
+// schedule. Reads: the dependences, options.outer_fusion. Sets: schedule (isl's, with a
+// mark above every band naming a loop id per member) and loops (role Scheduled); notes a
+// fallback when isl's work bound is hit.
 void compute_schedule(PolyJob& job);
+// tile. Reads: schedule, options.tile, register_tile, tile_imperfectly_nested,
+// intra_tile_fusion, cpu.point_loop_order. Changes: schedule (outermost permutable bands
+// split into tile and point bands, point bands reordered) and loops (roles Tile, Point,
+// RegisterPoint, tile sizes).
 void tile_bands(PolyJob& job);
-// CPU mapping: parallel, vector, unroll and register-accumulate marks per loop id.
+// cpu-marks (CPU target). Reads: schedule, loops, options.cpu.parallel, vectorize,
+// vector_width, register_accumulate, unroll. Changes: loops (parallel, vector width,
+// unroll, accumulate in registers); the schedule is unchanged.
 void mark_cpu_loops(PolyJob& job);
-// CPU mapping: cpu.pack, a tensor's tile copied into a local buffer.
+// pack (CPU target). Reads: schedule, loops, options.cpu.pack. Changes: schedule (a
+// pack<k> mark `depth` loops into each tiled band that reads the tensor, splitting the
+// band there).
 void pack_tensors(PolyJob& job);
 
 }  // namespace tcs::poly

@@ -31,7 +31,7 @@ struct IslContext {
 
 // What the passes decided about one loop (one band member), keyed by its stable id.
 struct LoopInfo {
-  std::string role;  // "scheduled", "tile", "point", "register tile", "register point"
+  LoopRole role = LoopRole::Scheduled;
   int64_t tile_size = 0;
   bool coincident = false;
   bool parallel = false;
@@ -85,7 +85,7 @@ PackBox pack_box(const PolyJob& job, int request, isl_ast_build* build);
 
 // Shared helpers for the passes.
 // Puts a mark naming fresh loop ids directly above `band`; returns the band below it.
-isl::schedule_node_band mark_band(PolyJob& job, isl::schedule_node_band band, const std::string& role,
+isl::schedule_node_band mark_band(PolyJob& job, isl::schedule_node_band band, LoopRole role,
                                   const std::vector<int64_t>& tile_sizes = {});
 // The loop ids a band mark names ("L3_4_5" -> {3, 4, 5}); empty when it is not ours.
 std::vector<int> band_mark_ids(const std::string& mark_name);
@@ -112,11 +112,16 @@ inline std::string statement_list(const isl::schedule_node& n) {
   node_domain(n).foreach_set([&](isl::set s) { r += (r.empty() ? "" : ", ") + std::string(isl_set_get_tuple_name(s.get())); });
   return r;
 }
+// isl::manage refuses NULL, which some isl getters return for "none" (no annotation, no
+// fixed box) or on an error: those go through this, giving a null object instead.
+template <class T>
+auto manage_maybe(T* p) -> decltype(isl::manage(p)) {
+  return p ? isl::manage(p) : decltype(isl::manage(p))();
+}
+
 inline std::string mark_name(const isl::schedule_node& n) {
-  isl_id* id = isl_schedule_node_mark_get_id(n.get());
-  std::string s = isl_id_get_name(id) ? isl_id_get_name(id) : "";
-  isl_id_free(id);
-  return s;
+  auto id = manage_maybe(isl_schedule_node_mark_get_id(n.get()));
+  return id.is_null() || !isl_id_get_name(id.get()) ? std::string() : std::string(isl_id_get_name(id.get()));
 }
 // The number of values band member `i` takes over the instances reaching the band: 0 when
 // it is not a known constant (symbolic sizes), else max - min + 1 in schedule units.

@@ -23,7 +23,7 @@ void set_fusion_options(isl_ctx* ctx, FusionStrategy f) {
 
 isl::schedule_node mark_all_bands(PolyJob& job, isl::schedule_node node) {
   bool band = node.isa<isl::schedule_node_band>();
-  if (band) node = mark_band(job, node.as<isl::schedule_node_band>(), "scheduled");
+  if (band) node = mark_band(job, node.as<isl::schedule_node_band>(), LoopRole::Scheduled);
   for (unsigned i = 0, n = node.n_children(); i < n; ++i) node = mark_all_bands(job, node.child(int(i))).parent();
   return band ? node.parent() : node;
 }

@@ -2,6 +2,16 @@
 
 namespace tcs {
 
+std::string_view loop_role_name(LoopRole role) {
+  switch (role) {
+    case LoopRole::Scheduled: return "scheduled";
+    case LoopRole::Tile: return "tile";
+    case LoopRole::Point: return "point";
+    case LoopRole::RegisterPoint: return "register point";
+  }
+  return "scheduled";
+}
+
 std::string_view schedule_node_kind_name(ScheduleNode::Kind k) {
   using K = ScheduleNode::Kind;
   switch (k) {
@@ -28,7 +38,7 @@ void print(const ScheduleNode& n, int depth, std::string& out, std::vector<Sched
   out += std::string(size_t(depth) * 2, ' ');
   out += schedule_node_kind_name(n.kind);
   if (n.kind == ScheduleNode::Kind::Band) {
-    out += " " + n.role;
+    out += " " + std::string(loop_role_name(n.role));
     for (size_t i = 0; i < n.members.size(); ++i) {
       const BandMember& m = n.members[i];
       if (lines) lines->push_back({&n, int(i)});

@@ -38,11 +38,16 @@ struct BandMember {
   int unroll = 0;
 };
 
+// What a band's loops are: as the scheduler made them, the tile loops of a tiled band, the
+// point loops inside the tiles, or the point loops of the register tile inside those.
+enum class LoopRole { Scheduled, Tile, Point, RegisterPoint };
+std::string_view loop_role_name(LoopRole role);  // "scheduled", "tile", "point", "register point"
+
 struct ScheduleNode {
   enum class Kind { Domain, Context, Band, Sequence, Set, Filter, Mark, Leaf, Extension, Guard, Expansion };
   Kind kind = Kind::Leaf;
   std::string text;   // Domain/Filter/Context: the isl set; Mark: its name
-  std::string role;   // Band: "scheduled", "tile", "point", "register tile", "register point"
+  LoopRole role = LoopRole::Scheduled;  // Band
   bool permutable = false;
   std::vector<BandMember> members;
   std::vector<int64_t> tile_sizes;  // Band produced by tiling: the size per member (0: not tiled)

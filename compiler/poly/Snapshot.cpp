@@ -21,11 +21,11 @@ ScheduleNode take(const PolyJob& job, const isl::schedule_node& n, const std::ve
       r.kind = K::Band;
       isl::schedule_node_band band = n.as<isl::schedule_node_band>();
       r.permutable = band.permutable();
-      isl_multi_union_pw_aff* mupa = isl_schedule_node_band_get_partial_schedule(band.get());
+      auto mupa = isl::manage(isl_schedule_node_band_get_partial_schedule(band.get()));
       for (unsigned i = 0; i < band.n_member(); ++i) {
         BandMember m;
         m.coincident = band.member_get_coincident(int(i));
-        isl::union_pw_aff upa = isl::manage(isl_multi_union_pw_aff_get_union_pw_aff(mupa, int(i)));
+        isl::union_pw_aff upa = isl::manage(isl_multi_union_pw_aff_get_union_pw_aff(mupa.get(), int(i)));
         m.schedule = isl_text(upa);
         if (i < ids.size()) {
           m.loop_id = ids[i];
@@ -38,7 +38,6 @@ ScheduleNode take(const PolyJob& job, const isl::schedule_node& n, const std::ve
         }
         r.members.push_back(std::move(m));
       }
-      isl_multi_union_pw_aff_free(mupa);
       if (std::all_of(r.tile_sizes.begin(), r.tile_sizes.end(), [](int64_t t) { return t == 0; })) r.tile_sizes.clear();
       break;
     }
@@ -85,23 +84,15 @@ namespace tcs {
 
 Expected<bool> schedules_equivalent(std::string_view a, std::string_view b) {
   poly::IslContext isl;
-  auto schedule_map = [&](std::string_view text) -> isl_union_map* {
-    isl_schedule* s = isl_schedule_read_from_str(isl.ctx, std::string(text).c_str());
-    if (!s) return nullptr;
-    isl_union_map* m = isl_schedule_get_map(s);
-    isl_schedule_free(s);
-    return m;
+  auto schedule_map = [&](std::string_view text) {
+    auto s = poly::manage_maybe(isl_schedule_read_from_str(isl.ctx, std::string(text).c_str()));
+    return s.is_null() ? isl::union_map() : poly::manage_maybe(isl_schedule_get_map(s.get()));
   };
-  isl_union_map* ma = schedule_map(a);
-  if (!ma) return Error{ErrorKind::Internal, "the first schedule is not isl schedule text"};
-  isl_union_map* mb = schedule_map(b);
-  if (!mb) {
-    isl_union_map_free(ma);
-    return Error{ErrorKind::Internal, "the second schedule is not isl schedule text"};
-  }
-  isl_bool eq = isl_union_map_is_equal(ma, mb);
-  isl_union_map_free(ma);
-  isl_union_map_free(mb);
+  isl::union_map ma = schedule_map(a);
+  if (ma.is_null()) return Error{ErrorKind::Internal, "the first schedule is not isl schedule text"};
+  isl::union_map mb = schedule_map(b);
+  if (mb.is_null()) return Error{ErrorKind::Internal, "the second schedule is not isl schedule text"};
+  isl_bool eq = isl_union_map_is_equal(ma.get(), mb.get());
   if (eq == isl_bool_error) return Error{ErrorKind::Internal, "isl could not compare the schedules"};
   return eq == isl_bool_true;
 }

@@ -67,11 +67,11 @@ class Tiler {
     if (!o_.tile.empty()) {
       std::vector<int> ids = band_mark_ids(mark_name(mark));
       for (size_t i = 0; i < ids.size(); ++i) {
-        job_.loops[ids[i]].role = "tile";
+        job_.loops[ids[i]].role = LoopRole::Tile;
         job_.loops[ids[i]].tile_size = i < o_.tile.size() ? o_.tile[i] : 0;
       }
       point = band.tile(sizes_for(band, o_.tile)).child(0).as<isl::schedule_node_band>();
-      point = mark_band(job_, point, "point");
+      point = mark_band(job_, point, LoopRole::Point);
       if (!perfect && o_.intra_tile_fusion == FusionStrategy::Min)
         if (auto distributed = distribute(point)) return climb(*distributed, mark);
     }
@@ -80,7 +80,7 @@ class Tiler {
       std::vector<int> pids = band_mark_ids(mark_name(point.parent()));
       for (size_t i = 0; i < pids.size(); ++i) job_.loops[pids[i]].tile_size = reg[i];
       point = point.tile(sizes_for(point, o_.register_tile)).child(0).as<isl::schedule_node_band>();
-      point = mark_band(job_, point, "register point", reg);
+      point = mark_band(job_, point, LoopRole::RegisterPoint, reg);
     }
     if (!o_.cpu.point_loop_order.empty()) point = reorder(point);
     return climb(point, mark);
@@ -112,7 +112,7 @@ class Tiler {
 
   isl::schedule_node mark_unmarked_bands(isl::schedule_node node) {
     if (node.isa<isl::schedule_node_band>() && !node.parent().isa<isl::schedule_node_mark>())
-      node = mark_band(job_, node.as<isl::schedule_node_band>(), "point").parent();
+      node = mark_band(job_, node.as<isl::schedule_node_band>(), LoopRole::Point).parent();
     for (unsigned i = 0, n = node.n_children(); i < n; ++i) node = mark_unmarked_bands(node.child(int(i))).parent();
     return node;
   }
@@ -132,12 +132,12 @@ class Tiler {
     std::vector<int> ids = band_mark_ids(mark_name(mark));
     std::vector<bool> coincident(n);
     for (unsigned i = 0; i < n; ++i) coincident[i] = band.member_get_coincident(int(i));
-    isl_multi_union_pw_aff* mupa = isl_schedule_node_band_get_partial_schedule(band.get());
+    auto mupa = isl::manage(isl_schedule_node_band_get_partial_schedule(band.get()));
     isl_union_pw_aff_list* list = isl_union_pw_aff_list_alloc(band.ctx().get(), int(n));
-    for (int j : order) list = isl_union_pw_aff_list_add(list, isl_multi_union_pw_aff_get_union_pw_aff(mupa, j));
-    isl_space* space = isl_multi_union_pw_aff_get_space(mupa);
-    isl_multi_union_pw_aff_free(mupa);
-    isl::multi_union_pw_aff permuted = isl::manage(isl_multi_union_pw_aff_from_union_pw_aff_list(space, list));
+    for (int j : order) list = isl_union_pw_aff_list_add(list, isl_multi_union_pw_aff_get_union_pw_aff(mupa.get(), j));
+    // Both the space and the list are taken by the call: nothing is left to free.
+    isl::multi_union_pw_aff permuted =
+        isl::manage(isl_multi_union_pw_aff_from_union_pw_aff_list(isl_multi_union_pw_aff_get_space(mupa.get()), list));
     // Replace mark and band by the permuted band under a mark listing the ids in the new order.
     isl::schedule_node below = node_delete(node_delete(mark));
     std::vector<int> new_ids;

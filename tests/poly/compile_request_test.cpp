@@ -4,6 +4,7 @@
 
 #include "Compiler.h"
 #include "kernel/Measure.h"
+#include "loopnest/Accesses.h"
 #include "runtime/RandomInputs.h"
 #include "targets/Target.h"
 
@@ -131,6 +132,42 @@ TEST(Timing, MedianAndCancel) {
     return success();
   }, TimingPlan{.warmup_calls = 0, .min_calls = 5});
   EXPECT_EQ(failing.error_kind(), ErrorKind::RuntimeFault);
+}
+
+}  // namespace
+}  // namespace tcs
+
+namespace tcs {
+namespace {
+
+// The plain-data access view: strides per enclosing loop, as the tuner's features read them.
+TEST(Accesses, StridesPerLoopOfAMatrixProduct) {
+  CompileRequest r = matmul_request();  // M=16, N=32, K=8
+  r.options = {"naive", ""};
+  r.build_kernel = false;
+  auto c = compile(r);
+  ASSERT_TRUE(c) << c.error();
+  auto view = loop_nest_accesses(*c->setup.def, c->setup.shapes, c->lowering.nest);
+  ASSERT_EQ(view.size(), 2u);  // C = 0, then C += A * B
+  const StatementAccesses& s = view[1];
+  ASSERT_EQ(s.loops.size(), 3u);
+  ASSERT_EQ(s.accesses.size(), 3u);  // write C, read A, read B
+  const SemaDef& def = *c->setup.def;
+  auto stride = [&](const TensorAccess& a, int loop) { return a.strides[size_t(loop)].elements; };
+  EXPECT_TRUE(s.accesses[0].write);
+  EXPECT_EQ(def.tensors[size_t(s.accesses[0].tensor)].name, "C");
+  EXPECT_EQ(def.tensors[size_t(s.accesses[1].tensor)].name, "A");
+  EXPECT_EQ(def.tensors[size_t(s.accesses[2].tensor)].name, "B");
+  // Whatever the loop order, each loop moves C, A and B by what its index does.
+  for (int l = 0; l < 3; ++l) {
+    auto cs = stride(s.accesses[0], l), as = stride(s.accesses[1], l), bs = stride(s.accesses[2], l);
+    ASSERT_TRUE(cs && as && bs);
+    if (*cs == 32) EXPECT_TRUE(*as == 8 && *bs == 0) << "m";       // m: C row, A row
+    else if (*cs == 1) EXPECT_TRUE(*as == 0 && *bs == 1) << "n";   // n: C column, B column
+    else EXPECT_TRUE(*cs == 0 && *as == 1 && *bs == 32) << "k";    // k: A column, B row
+  }
+  EXPECT_EQ(s.accesses[1].subscripts.size(), 2u);
+  EXPECT_TRUE(s.accesses[1].subscripts[0].affine);
 }
 
 }  // namespace

@@ -9,11 +9,13 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "lang/Frontend.h"
 #include "lang/Shapes.h"
+#include "runtime/Compare.h"
 #include "runtime/Half.h"
 #include "runtime/Interpreter.h"
 #include "runtime/RandomInputs.h"
@@ -740,6 +742,39 @@ TEST(RandomInputs, IntegerSubscriptsStayInBounds) {
   }
   auto outputs = interpret(*q.def, q.shapes, *in);
   ASSERT_TRUE(outputs.ok()) << outputs.error();
+}
+
+TEST(RandomInputs, SubscriptsThroughAnOffsetOrAProductStayInBounds) {
+  for (const char* body : {"O(l, d) = E(Ids(l) + 1, d)", "O(l, d) = E(Ids(l) * 2, d)", "O(l, d) = E(3 - Ids(l), d)",
+                           "O(l, d) +=! E(Ids(l) + j, d) where j in 0:3", "O(l, d) = E(2 * Ids(l) + 1, d)"}) {
+    std::string src = std::string("def emb(float(V,D) E, int32(L) Ids) -> (O) { ") + body + " }\n";
+    Prepared p = prepare(src, {{"V", 50}, {"D", 4}, {"L", 300}});
+    ASSERT_TRUE(p.def) << body;
+    auto in = random_inputs(*p.def, p.shapes, 4);
+    ASSERT_TRUE(in.ok()) << body << ": " << in.error();
+    auto outputs = interpret(*p.def, p.shapes, *in);
+    EXPECT_TRUE(outputs.ok()) << body << ": " << outputs.error();
+    std::set<double> distinct;
+    for (double v : values(in->at("Ids"))) distinct.insert(v);
+    EXPECT_GT(distinct.size(), 10u) << body;  // the whole valid range is drawn, not one value
+  }
+  // Two reads combined cannot be kept in range by drawing: said, not left to fail later.
+  Prepared q = prepare("def two(float(V) E, int32(L) I, int32(L) J) -> (O) { O(l) = E(I(l) + J(l)) }\n",
+                       {{"V", 10}, {"L", 8}});
+  ASSERT_TRUE(q.def);
+  auto in = random_inputs(*q.def, q.shapes, 1);
+  ASSERT_FALSE(in.ok());
+  EXPECT_EQ(in.error_kind(), ErrorKind::Sizes);
+  EXPECT_NE(in.error().find("--input"), std::string::npos) << in.error();
+}
+
+TEST(Compare, NaNPassesOnlyWhereTheOracleHasNaN) {
+  Tensor want = f32({4}, {1, kNaN, 3, kNaN});
+  EXPECT_TRUE(compare_tensors("O", f32({4}, {1, kNaN, 3, kNaN}), want).ok);
+  TensorComparison one_sided = compare_tensors("O", f32({4}, {1, kNaN, 3, 4}), want);
+  EXPECT_FALSE(one_sided.ok);
+  EXPECT_NE(one_sided.problem.find("NaN on one side only"), std::string::npos) << one_sided.problem;
+  EXPECT_FALSE(compare_tensors("O", f32({4}, {kNaN, kNaN, 3, kNaN}), want).ok);
 }
 
 }  // namespace
