@@ -21,6 +21,28 @@ constexpr CBody kBodies[] = {
     {"normcdf", "return 0.5 * erfc(-x / 1.41421356237309504880);"},
     {"rcbrt", "return 1.0 / cbrt(x);"},
     {"rsqrt", "return 1.0 / sqrt(x);"},
+    {"rhypot", "return 1.0 / hypot(x, y);"},
+    {"norm3d", "return sqrt(x * x + y * y + z * z);"},
+    {"rnorm3d", "return 1.0 / sqrt(x * x + y * y + z * z);"},
+    {"norm4d", "return sqrt(x * x + y * y + z * z + w * w);"},
+    {"rnorm4d", "return 1.0 / sqrt(x * x + y * y + z * z + w * w);"},
+    // The power series the interpreter sums: (x/2)^(2k+n) / (k! (k+n)!).
+    {"cyl_bessel_i0",
+     "double h = x / 2, term = 1, sum = 1;\n"
+     "  for (int k = 1; k < 1000; ++k) {\n"
+     "    term *= h * h / ((double)k * (double)k);\n"
+     "    sum += term;\n"
+     "    if (fabs(term) <= 1e-17 * fabs(sum)) break;\n"
+     "  }\n"
+     "  return sum;"},
+    {"cyl_bessel_i1",
+     "double h = x / 2, term = h, sum = h;\n"
+     "  for (int k = 1; k < 1000; ++k) {\n"
+     "    term *= h * h / ((double)k * (double)(k + 1));\n"
+     "    sum += term;\n"
+     "    if (fabs(term) <= 1e-17 * fabs(sum)) break;\n"
+     "  }\n"
+     "  return sum;"},
     // erfinv: Newton steps on erf from a logarithmic first guess, as the interpreter does.
     {"erfinv",
      "if (x <= -1) return x == -1 ? -HUGE_VAL : NAN;\n"
@@ -49,7 +71,7 @@ constexpr CDerived kDerived[] = {
 };
 
 std::string params(int arity) {
-  const char* names[] = {"double x", "double y", "double z"};
+  const char* names[] = {"double x", "double y", "double z", "double w"};
   std::string s;
   for (int i = 0; i < arity; ++i) s += (i ? ", " : "") + std::string(names[i]);
   return s;
@@ -61,7 +83,7 @@ bool builtin_in_libm(std::string_view n) {
   static const char* names[] = {"acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "cbrt", "ceil",
                                 "copysign", "cos", "cosh", "erf", "erfc", "exp", "exp2", "expm1", "fabs",
                                 "fdim", "floor", "fma", "fmax", "fmin", "fmod", "hypot", "lgamma", "log",
-                                "log10", "log1p", "log2", "logb", "nearbyint", "pow", "remainder", "rint",
+                                "log10", "log1p", "log2", "logb", "nearbyint", "nextafter", "pow", "remainder", "rint",
                                 "round", "sin", "sinh", "sqrt", "tan", "tanh", "tgamma", "trunc"};
   for (const char* x : names)
     if (n == x) return true;
@@ -82,7 +104,7 @@ std::string c_builtin_function(std::string_view name, const std::string& symbol,
   for (const CBody& c : kBodies)
     if (name == c.name) return head + " {\n  " + c.body + "\n}\n";
   // The math library's own (j0, j1, y0, y1 are POSIX).
-  const char* args[] = {"", "x", "x, y", "x, y, z"};
+  const char* args[] = {"", "x", "x, y", "x, y, z", "x, y, z, w"};
   return head + " { return " + std::string(name) + "(" + args[b->arity] + "); }\n";
 }
 

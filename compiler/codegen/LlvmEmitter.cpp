@@ -16,7 +16,8 @@ void* builtin_symbol_address(const std::string& symbol) {
   if (!b) return nullptr;
   if (b->fn1) return reinterpret_cast<void*>(b->fn1);
   if (b->fn2) return reinterpret_cast<void*>(b->fn2);
-  return reinterpret_cast<void*>(b->fn3);
+  if (b->fn3) return reinterpret_cast<void*>(b->fn3);
+  return reinterpret_cast<void*>(b->fn4);
 }
 
 std::unique_ptr<llvm::Module> emit_llvm_module(llvm::LLVMContext& ctx, const LlvmEmitRequest& req) {

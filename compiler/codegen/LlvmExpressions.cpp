@@ -213,6 +213,13 @@ llvm::Value* Emitter::call_builtin(const Expr& e, Env& env) {
         "tanhf", llvm::FunctionType::get(B.getFloatTy(), {B.getFloatTy()}, false));
     return B.CreateCall(f, {x});
   }
+  if (b.name == "nextafter" && e.type == ScalarType::Float32) {  // a step in float, not in double
+    llvm::Value* x = convert(expr(*e.args[0], env), e.args[0]->type, ScalarType::Float32);
+    llvm::Value* y = convert(expr(*e.args[1], env), e.args[1]->type, ScalarType::Float32);
+    llvm::FunctionCallee f = module_->getOrInsertFunction(
+        "nextafterf", llvm::FunctionType::get(B.getFloatTy(), {B.getFloatTy(), B.getFloatTy()}, false));
+    return B.CreateCall(f, {x, y});
+  }
   for (const auto& a : e.args) args.push_back(convert(expr(*a, env), a->type, ScalarType::Float64));
   std::vector<llvm::Type*> params(args.size(), B.getDoubleTy());
   llvm::FunctionCallee f = module_->getOrInsertFunction(

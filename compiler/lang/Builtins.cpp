@@ -85,6 +85,27 @@ double d_remainder(double a, double b) { return std::remainder(a, b); }
 
 double d_fma(double a, double b, double c) { return std::fma(a, b, c); }
 
+double d_nextafter(double a, double b) { return std::nextafter(a, b); }  // the interpreter steps in the result type
+double d_rhypot(double a, double b) { return 1 / std::hypot(a, b); }
+double d_norm3d(double a, double b, double c) { return std::sqrt(a * a + b * b + c * c); }
+double d_rnorm3d(double a, double b, double c) { return 1 / std::sqrt(a * a + b * b + c * c); }
+double d_norm4d(double a, double b, double c, double d) { return std::sqrt(a * a + b * b + c * c + d * d); }
+double d_rnorm4d(double a, double b, double c, double d) { return 1 / std::sqrt(a * a + b * b + c * c + d * d); }
+
+// Modified Bessel functions of the first kind by their power series (the C text and an
+// exported object use the same series): sum of (x/2)^(2k+n) / (k! (k+n)!).
+double bessel_i(int n, double x) {
+  double h = x / 2, term = n == 0 ? 1 : h, sum = term;
+  for (int k = 1; k < 1000; ++k) {
+    term *= h * h / (double(k) * double(k + n));
+    sum += term;
+    if (std::fabs(term) <= 1e-17 * std::fabs(sum)) break;
+  }
+  return sum;
+}
+double d_cyl_bessel_i0(double x) { return bessel_i(0, x); }
+double d_cyl_bessel_i1(double x) { return bessel_i(1, x); }
+
 // Sorted by name so lookups can be binary searches and listings are alphabetical.
 constexpr Builtin kBuiltins[] = {
     {"acos", 1, d_acos},       {"acosh", 1, d_acosh},
@@ -93,7 +114,8 @@ constexpr Builtin kBuiltins[] = {
     {"atanh", 1, d_atanh},     {"cbrt", 1, d_cbrt},
     {"ceil", 1, d_ceil},       {"copysign", 2, nullptr, d_copysign},
     {"cos", 1, d_cos},         {"cosh", 1, d_cosh},
-    {"cospi", 1, d_cospi},     {"erf", 1, d_erf},
+    {"cospi", 1, d_cospi},     {"cyl_bessel_i0", 1, d_cyl_bessel_i0},
+    {"cyl_bessel_i1", 1, d_cyl_bessel_i1}, {"erf", 1, d_erf},
     {"erfc", 1, d_erfc},       {"erfcinv", 1, d_erfcinv},
     {"erfcx", 1, d_erfcx},     {"erfinv", 1, d_erfinv},
     {"exp", 1, d_exp},         {"exp10", 1, d_exp10},
@@ -107,9 +129,13 @@ constexpr Builtin kBuiltins[] = {
     {"lgamma", 1, d_lgamma},   {"log", 1, d_log},
     {"log10", 1, d_log10},     {"log1p", 1, d_log1p},
     {"log2", 1, d_log2},       {"logb", 1, d_logb},
-    {"nearbyint", 1, d_nearbyint}, {"normcdf", 1, d_normcdf},
+    {"nearbyint", 1, d_nearbyint}, {"nextafter", 2, nullptr, d_nextafter},
+    {"norm3d", 3, nullptr, nullptr, d_norm3d}, {"norm4d", 4, nullptr, nullptr, nullptr, d_norm4d},
+    {"normcdf", 1, d_normcdf},
     {"normcdfinv", 1, d_normcdfinv}, {"pow", 2, nullptr, d_pow},
     {"rcbrt", 1, d_rcbrt},     {"remainder", 2, nullptr, d_remainder},
+    {"rhypot", 2, nullptr, d_rhypot},
+    {"rnorm3d", 3, nullptr, nullptr, d_rnorm3d}, {"rnorm4d", 4, nullptr, nullptr, nullptr, d_rnorm4d},
     {"rint", 1, d_rint},       {"round", 1, d_round},
     {"rsqrt", 1, d_rsqrt},     {"sin", 1, d_sin},
     {"sinh", 1, d_sinh},       {"sinpi", 1, d_sinpi},

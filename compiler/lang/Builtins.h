@@ -1,6 +1,6 @@
 #pragma once
 // The builtin math functions of the language (LANGUAGE.md §3): CUDA's single-precision
-// math library by name, with fixed arity. Each carries its reference implementation in
+// math library by name (every function Tensor Comprehensions accepts), with fixed arity. Each carries its reference implementation in
 // double precision, which the interpreter rounds to the result type.
 #include <span>
 #include <string_view>
@@ -13,6 +13,7 @@ struct Builtin {
   double (*fn1)(double) = nullptr;
   double (*fn2)(double, double) = nullptr;
   double (*fn3)(double, double, double) = nullptr;
+  double (*fn4)(double, double, double, double) = nullptr;
 };
 
 std::span<const Builtin> builtins();

@@ -544,11 +544,7 @@ class DefChecker {
     for (auto& a : e.args) {
       auto t = resolve(sc, *a);
       if (!t) { ok = false; continue; }
-      if (!is_numeric(*t)) {
-        stmt_error(sc, a->range, quote(b.name) + " needs a number, but " + quote(file_.slice(a->range)) + " is bool");
-        ok = false;
-        continue;
-      }
+      // A bool argument counts as the number 0 or 1, as in Tensor Comprehensions.
       if (scalar_type_is_float(*t)) widest = widest ? scalar_type_promote(*widest, *t) : *t;
     }
     if (!ok) return std::nullopt;
@@ -592,6 +588,7 @@ class DefChecker {
         return e.type = ScalarType::Bool;
       default: break;
     }
+    promote_bool_operand(a, b);
     for (int i = 0; i < 2; ++i) {
       ScalarType t = i == 0 ? *a : *b;
       if (!is_numeric(t)) {
@@ -605,6 +602,13 @@ class DefChecker {
       }
     }
     return e.type = scalar_type_promote(*a, *b);
+  }
+
+  // Tensor Comprehensions promotes a bool operand of arithmetic to the other operand's
+  // type (0 or 1); two bools stay an error, since their sum would have no type.
+  static void promote_bool_operand(std::optional<ScalarType>& a, std::optional<ScalarType>& b) {
+    if (*a == ScalarType::Bool && *b != ScalarType::Bool) a = b;
+    else if (*b == ScalarType::Bool && *a != ScalarType::Bool) b = a;
   }
 
   // Equivalence hints may name whole tensors; names must exist but nothing else is checked.
@@ -685,12 +689,14 @@ class DefChecker {
     if (s.lhs_tensor < 0 || !rhs) return;
     SemaTensor& T = out_.tensors[size_t(s.lhs_tensor)];
     std::string op(ast::reduce_op_spelling(st.reduce, st.init));
-    if (st.reduce != ast::ReduceOp::None && !is_numeric(*rhs)) {
+    // A bool right-hand side counts as 0 or 1 when the left-hand side has a numeric type.
+    bool bool_into_number = *rhs == ScalarType::Bool && T.type_known && is_numeric(T.type);
+    if (st.reduce != ast::ReduceOp::None && !is_numeric(*rhs) && !bool_into_number) {
       stmt_error(sc, st.rhs->range, quote(op) + " needs a numeric right-hand side, but it is bool");
       return;
     }
     if (T.type_known) {
-      bool fits = *rhs == T.type ||
+      bool fits = *rhs == T.type || bool_into_number ||
                   (is_numeric(*rhs) && is_numeric(T.type) && scalar_type_promote(T.type, *rhs) == T.type);
       if (!fits) {
         stmt_error(sc, st.rhs->range, "the right-hand side is " + std::string(scalar_type_name(*rhs)) + " but " +

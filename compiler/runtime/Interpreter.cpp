@@ -228,13 +228,19 @@ class Runner {
 
   Value call(const Expr& e) {
     const Builtin& b = builtins()[size_t(e.ref_id)];
-    double x[3] = {0, 0, 0};
+    double x[4] = {0, 0, 0, 0};
     for (size_t i = 0; i < e.args.size(); ++i) {
       Value v = eval(*e.args[i]);
       ScalarType t = e.args[i]->type;
       x[i] = scalar_type_is_float(t) ? v.f : int_to_double(v.i, t);
     }
-    double r = b.arity == 1 ? b.fn1(x[0]) : b.arity == 2 ? b.fn2(x[0], x[1]) : b.fn3(x[0], x[1], x[2]);
+    // nextafter steps to the neighbour in the result's own precision, not in double's.
+    if (b.name == "nextafter" && e.type == ScalarType::Float32)
+      return Value{double(std::nextafter(float(x[0]), float(x[1]))), 0};
+    double r = b.arity == 1   ? b.fn1(x[0])
+               : b.arity == 2 ? b.fn2(x[0], x[1])
+               : b.arity == 3 ? b.fn3(x[0], x[1], x[2])
+                              : b.fn4(x[0], x[1], x[2], x[3]);
     return Value{round_to(r, e.type), 0};
   }
 

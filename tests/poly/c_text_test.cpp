@@ -165,3 +165,57 @@ TEST(CTextSemantics, IntegersWrapAndConversionsSaturate) {
 
 }  // namespace
 }  // namespace tcs
+
+namespace tcs {
+namespace {
+
+// Every math function Tensor Comprehensions accepts, and bool operands promoted to numbers
+// as TC promotes them: the interpreter, the JIT kernel and the C text agree.
+TEST(CTextSemantics, TensorComprehensionsBuiltinsAndBoolOperands) {
+  const char* text =
+      "# sizes: N=64 M=8\n"
+      "def tc(float(N,M) A, bool(N) Mask) -> (int32(N) Count, float(N) O, float(N) P, double(N) Q) {\n"
+      "  Count(i) +=! A(i, j) > 0.0\n"
+      "  O(i) = A(i, 0) * Mask(i) + (A(i, 1) > 0.5)\n"
+      "  P(i) = nextafter(A(i, 3), 2.0) + rhypot(A(i, 0), 1.0) + norm3d(A(i, 0), A(i, 1), 1.0)"
+      " + rnorm3d(A(i, 0), A(i, 1), 1.0) + norm4d(A(i, 0), A(i, 1), A(i, 2), 1.0)"
+      " + rnorm4d(A(i, 0), A(i, 1), A(i, 2), 1.0) + cyl_bessel_i0(A(i, 4)) + cyl_bessel_i1(A(i, 5))\n"
+      "  Q(i) = exp(double(A(i, 6)) * 100.0) + fmax(A(i, 7) > 0.0, 0.25)\n"
+      "}\n";
+  std::shared_ptr<const CheckedFile> file = check_source("tc.tc", text);
+  ASSERT_FALSE(file->has_errors()) << diagnostics_format(file->file, file->diagnostics);
+  const SemaDef& def = file->defs[0];
+  fs::path dir = scratch("tc_builtins");
+  expect_c_matches_interpreter(file, def, {*mapping_preset("naive", def), *mapping_preset("default", def)}, dir);
+  fs::remove_all(dir);
+
+  // The JIT kernel agrees too.
+  auto setup = kernel_setup(file, {});
+  ASSERT_TRUE(setup) << setup.error();
+  auto compiled = compile_kernel(*setup, *mapping_preset("default", def), CodegenChoice("cpu", {}, true));
+  ASSERT_TRUE(compiled) << compiled.error();
+  auto inputs = random_inputs(def, setup->shapes, 3);
+  ASSERT_TRUE(inputs);
+  auto want = interpret(def, setup->shapes, *inputs);
+  ASSERT_TRUE(want) << want.error();
+  auto got = compiled->kernel->run(*inputs);
+  ASSERT_TRUE(got) << got.error();
+  for (const auto& [name, t] : *want) EXPECT_TRUE(compare_tensors(name, got->at(name), t).ok) << name;
+
+  // nextafter steps in the result's precision: the next float after 1 is 1 + 2^-23.
+  auto one = check_source("n.tc", "def n(float(N) A) -> (O) { O(i) = nextafter(A(i) * 0.0 + 1.0, 2.0) }\n");
+  ASSERT_FALSE(one->has_errors());
+  auto shapes = shapes_evaluate(one->defs[0], {{"N", 1}});
+  ASSERT_TRUE(shapes);
+  auto zero = Tensor::zeros(ScalarType::Float32, {1});
+  auto out = interpret(one->defs[0], *shapes, {{"A", *zero}});
+  ASSERT_TRUE(out) << out.error();
+  EXPECT_EQ(out->at("O").get_as_double(0), 1.0 + std::ldexp(1.0, -23));
+
+  // Two bools in arithmetic have no type: still an error.
+  auto two = check_source("b.tc", "def b(bool(N) X, bool(N) Y) -> (float(N) O) { O(i) = X(i) + Y(i) }\n");
+  EXPECT_TRUE(two->has_errors());
+}
+
+}  // namespace
+}  // namespace tcs
