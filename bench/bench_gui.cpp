@@ -18,10 +18,10 @@
 #include <cstdio>
 #include <vector>
 
-#include "views/CodeView.h"
-#include "views/CompileService.h"
+#include "views/code/CodeView.h"
+#include "views/service/CompileService.h"
 #include "views/MainWindow.h"
-#include "views/SourceEditor.h"
+#include "views/editor/SourceEditor.h"
 
 using namespace tcs;
 

@@ -1,4 +1,4 @@
-#include "MainWindow.h"
+#include "views/MainWindow.h"
 
 #include <QAction>
 #include <QActionGroup>
@@ -28,18 +28,20 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
-#include "CodeView.h"
-#include "CompileService.h"
-#include "DiagnosticsModel.h"
-#include "DiffPanel.h"
-#include "FindBar.h"
-#include "OptionsPanel.h"
-#include "PassListModel.h"
-#include "SizesModel.h"
+#include "views/code/CodeView.h"
+#include "views/service/CompileService.h"
+#include "views/models/DiagnosticsModel.h"
+#include "views/panels/DiffPanel.h"
+#include "views/editor/FindBar.h"
+#include "views/panels/OptionsPanel.h"
+#include "views/panels/PassPanel.h"
+#include "views/panels/RunPanel.h"
+#include "views/models/PassListModel.h"
+#include "views/models/SizesModel.h"
 #include "export/Export.h"
-#include "SourceEditor.h"
-#include "SymbolIndex.h"
-#include "Theme.h"
+#include "views/editor/SourceEditor.h"
+#include "views/editor/SymbolIndex.h"
+#include "views/theme/Theme.h"
 
 namespace tcs {
 
@@ -158,39 +160,21 @@ void MainWindow::build_docks() {
   // CUDA C and PTX panes join these when the CUDA backend delivers them.
   QDockWidget* code_dock = make_dock(this, tr("Generated code"), QStringLiteral("codeDock"), code_tabs_);
 
-  // Passes: the list, and the schedule tree after the selected one.
-  auto* passes = new QWidget(this);
-  pass_model_ = new PassListModel(this);
-  pass_filter_ = new ChangedPassFilter(this);
-  pass_filter_->setSourceModel(pass_model_);
-  pass_list_ = new QListView(passes);
-  pass_list_->setObjectName(QStringLiteral("passList"));
-  pass_list_->setModel(pass_filter_);
-  pass_list_->setMaximumHeight(160);
-  auto* changed_only = new QCheckBox(tr("Only passes that changed the schedule"), passes);
-  pass_tree_ = new CodeView(CodeLanguage::ScheduleTree, passes);
-  connect(pass_tree_, &CodeView::line_selected, this, &MainWindow::link_from_line);
-  auto* pl = new QVBoxLayout(passes);
-  pl->setContentsMargins(4, 4, 4, 4);
-  pl->addWidget(changed_only);
-  pl->addWidget(pass_list_);
-  pl->addWidget(pass_tree_, 1);
-  connect(changed_only, &QCheckBox::toggled, pass_filter_, &ChangedPassFilter::set_changed_only);
-  connect(pass_list_->selectionModel(), &QItemSelectionModel::currentChanged, this, &MainWindow::show_pass);
-  QDockWidget* pass_dock = make_dock(this, tr("Passes"), QStringLiteral("passDock"), passes);
+  // Docks that follow the compile service themselves.
+  passes_ = new PassPanel(this);
+  passes_->follow(service_);
+  connect(passes_->tree(), &CodeView::line_selected, this, &MainWindow::link_from_line);
+  QDockWidget* pass_dock = make_dock(this, tr("Passes"), QStringLiteral("passDock"), passes_);
   connect(pass_dock, &QDockWidget::visibilityChanged, this, [this](bool visible) {
-    if (visible) show_pass(pass_list_->currentIndex());
+    if (visible) passes_->show_selected();
   });
 
   diff_ = new DiffPanel(this);
+  diff_->follow(service_);
   QDockWidget* diff_dock = make_dock(this, tr("Diff"), QStringLiteral("diffDock"), diff_);
 
-  run_report_ = new QPlainTextEdit(this);
-  run_report_->setObjectName(QStringLiteral("runReport"));
-  run_report_->setReadOnly(true);
-  run_report_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-  run_report_->setPlaceholderText(tr("Build ▸ Run with Check (Ctrl+R) runs the kernel on random inputs and "
-                                     "compares it with the reference interpreter."));
+  run_report_ = new RunPanel(this);
+  run_report_->follow(service_);
   QDockWidget* run_dock = make_dock(this, tr("Run"), QStringLiteral("runDock"), run_report_);
 
   addDockWidget(Qt::LeftDockWidgetArea, kernel_dock);
@@ -296,7 +280,7 @@ void MainWindow::set_dark(bool dark) {
   if (dark_action_ && dark_action_->isChecked() != dark) dark_action_->setChecked(dark);  // re-enters once
   editor_->set_dark(dark);
   for (CodeView* v : panes_) v->set_dark(dark);
-  pass_tree_->set_dark(dark);
+  passes_->tree()->set_dark(dark);
   diff_->set_dark(dark);
 }
 
@@ -317,7 +301,7 @@ void MainWindow::compile_now() {
 void MainWindow::run_with_check() {
   debounce_->stop();
   edits_pending_ = false;
-  run_report_->setPlainText(tr("compiling and running..."));
+  run_report_->show_started();
   if (auto* dock = qobject_cast<QDockWidget*>(run_report_->parentWidget())) dock->raise();
   submit(true);
 }
@@ -366,6 +350,12 @@ void MainWindow::export_dialog() {
   }
   statusBar()->showMessage(tr("Exported to %1: header, C, object, CMakeLists.txt, example and README").arg(dir), 8000);
 }
+
+CodeView* MainWindow::pass_tree_view() const { return passes_->tree(); }
+PassListModel* MainWindow::passes() const { return passes_->model(); }
+ChangedPassFilter* MainWindow::pass_filter() const { return passes_->filter(); }
+QListView* MainWindow::pass_list() const { return passes_->list(); }
+QPlainTextEdit* MainWindow::run_report() const { return run_report_; }
 
 bool MainWindow::idle() const { return !edits_pending_ && !service_->busy(); }
 
@@ -431,37 +421,12 @@ void MainWindow::show_outcome(std::shared_ptr<const CompileOutcome> o) {
       for (Pane p : {LlvmPane, AsmPane})
         if (panes_[p]->code().text.empty()) panes_[p]->set_placeholder(tr("compiling..."));
     }
-    int current = pass_list_->currentIndex().isValid()
-                      ? pass_filter_->mapToSource(pass_list_->currentIndex()).row()
-                      : int(r.lowering.passes.size()) - 1;
-    pass_model_->set_passes(r.lowering.passes);
-    QModelIndex idx = pass_filter_->mapFromSource(pass_model_->index(std::min(current, pass_model_->rowCount() - 1)));
-    if (idx.isValid()) pass_list_->setCurrentIndex(idx);
-    if (pass_tree_->isVisible()) show_pass(pass_list_->currentIndex());  // else when its dock is shown
-    diff_->set_current(*o);
     link_from_editor();
   } else if (o->final && o->error && !o->failed(ErrorKind::Source) && !o->failed(ErrorKind::Options)) {
     // Sizes the kernel cannot take: say so. (Source and option errors keep the last good
     // code; their squiggles and the options panel already say what is wrong.)
     QString why = QString::fromStdString(o->error_message());
     for (CodeView* v : panes_) v->set_placeholder(tr("// no code: %1").arg(why));
-  }
-
-  if (o->run_requested && o->final) {
-    if (o->run) {
-      const RunReport& rr = *o->run;
-      QString text = tr("%1  median %2 ms over %3 runs, %4 GFLOP/s, %5 thread(s)\nworst error %6\n")
-                         .arg(rr.ok ? tr("check passed") : tr("CHECK FAILED"))
-                         .arg(rr.median_ms, 0, 'g', 4)
-                         .arg(rr.repeats)
-                         .arg(rr.gflops, 0, 'f', 2)
-                         .arg(rr.threads)
-                         .arg(rr.worst_error, 0, 'g', 3);
-      for (const std::string& l : rr.lines) text += QString::fromStdString(l) + "\n";
-      run_report_->setPlainText(text);
-    } else {
-      run_report_->setPlainText(tr("run failed: %1").arg(QString::fromStdString(o->error_message())));
-    }
   }
 
   // Status bar: the phase timings of this result.
@@ -476,12 +441,6 @@ void MainWindow::show_outcome(std::shared_ptr<const CompileOutcome> o) {
                                                           : tr(" · %1").arg(QString::fromStdString(o->error_message()));
   timings_label_->setText(tr("%1 ms: %2%3%4").arg(total, 0, 'f', 1).arg(phases.join(QStringLiteral(" · ")), state, error));
   emit outcome_shown(o->final);
-}
-
-void MainWindow::show_pass(const QModelIndex& index) {
-  if (!index.isValid() || !outcome_ || !outcome_->result) return;
-  const PassSnapshot* p = pass_model_->pass(pass_filter_->mapToSource(index).row());
-  if (p) pass_tree_->set_code(schedule_tree_text(p->tree, outcome_->result->lowering.nest));
 }
 
 // ---------------------------------------------------------------- links
@@ -514,7 +473,7 @@ void MainWindow::mark_statements(const std::set<int>& source_stmts) {
     return false;
   };
   for (CodeView* v : panes_) v->mark_lines(pred);
-  pass_tree_->mark_lines(pred);
+  passes_->tree()->mark_lines(pred);
 }
 
 void MainWindow::jump_to_problem(const QModelIndex& index) {

@@ -2,12 +2,14 @@
 // The IDE's window: the comprehension editor in the middle; docks for problems, the code
 // panes (C, LLVM IR, assembly, schedule tree), the kernel's entry, sizes and options, the
 // pass list, the diff of two option sets and the run report. Every edit goes to the
-// compile service (debounced); results come back as plain data and fill the docks.
+// compile service (debounced); results come back as plain data. The Passes, Diff and Run
+// docks follow the service themselves; the window assembles docks and actions and links
+// the editor to the code panes.
 #include <QMainWindow>
 #include <array>
 #include <memory>
 
-#include "CodeLinks.h"
+#include "views/code/CodeLinks.h"
 
 class QComboBox;
 class QLabel;
@@ -28,6 +30,8 @@ class DiffPanel;
 class FindBar;
 class OptionsPanel;
 class PassListModel;
+class PassPanel;
+class RunPanel;
 class SizesModel;
 class SourceEditor;
 struct CompileOutcome;
@@ -54,15 +58,15 @@ class MainWindow : public QMainWindow {
   DiagnosticsModel* diagnostics() const { return model_; }
   QTableView* problems_view() const { return problems_; }
   CodeView* code_view(Pane p) const { return panes_[size_t(p)]; }
-  CodeView* pass_tree_view() const { return pass_tree_; }
+  CodeView* pass_tree_view() const;
   SizesModel* sizes() const { return sizes_; }
-  PassListModel* passes() const { return pass_model_; }
-  ChangedPassFilter* pass_filter() const { return pass_filter_; }
-  QListView* pass_list() const { return pass_list_; }
+  PassListModel* passes() const;
+  ChangedPassFilter* pass_filter() const;
+  QListView* pass_list() const;
   OptionsPanel* options() const { return options_; }
   DiffPanel* diff() const { return diff_; }
   QComboBox* entry_box() const { return entry_; }
-  QPlainTextEdit* run_report() const { return run_report_; }
+  QPlainTextEdit* run_report() const;
   FindBar* find_bar() const { return find_bar_; }
   CompileService* service() const { return service_; }
   // The newest result shown (null before the first one).
@@ -83,7 +87,6 @@ class MainWindow : public QMainWindow {
   void schedule_compile();
   void submit(bool run);
   void show_outcome(std::shared_ptr<const CompileOutcome> outcome);
-  void show_pass(const QModelIndex& index);
   void link_from_editor();
   void link_from_line(const LineOrigin& origin);
   void mark_statements(const std::set<int>& source_stmts);
@@ -117,12 +120,9 @@ class MainWindow : public QMainWindow {
   OptionsPanel* options_;
   std::array<CodeView*, PaneCount> panes_{};
   QTabWidget* code_tabs_;
-  PassListModel* pass_model_;
-  ChangedPassFilter* pass_filter_;
-  QListView* pass_list_;
-  CodeView* pass_tree_;
+  PassPanel* passes_;
   DiffPanel* diff_;
-  QPlainTextEdit* run_report_;
+  RunPanel* run_report_;
   QLabel* problems_label_;
   QLabel* timings_label_;
   QMenu* recent_menu_ = nullptr;

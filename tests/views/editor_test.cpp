@@ -4,12 +4,12 @@
 #include <QLineEdit>
 #include <QtTest>
 
-#include "views/CodeLexer.h"
-#include "views/CodeView.h"
-#include "views/FindBar.h"
-#include "views/SourceEditor.h"
-#include "views/SymbolIndex.h"
-#include "views/TcLexer.h"
+#include "views/code/CodeLexer.h"
+#include "views/code/CodeView.h"
+#include "views/editor/FindBar.h"
+#include "views/editor/SourceEditor.h"
+#include "views/editor/SymbolIndex.h"
+#include "views/editor/TcLexer.h"
 #include "lang/Frontend.h"
 
 using namespace tcs;

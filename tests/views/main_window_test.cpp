@@ -14,16 +14,16 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include "views/CodeView.h"
-#include "views/CompileService.h"
-#include "views/DiagnosticsModel.h"
-#include "views/DiffPanel.h"
+#include "views/code/CodeView.h"
+#include "views/service/CompileService.h"
+#include "views/models/DiagnosticsModel.h"
+#include "views/panels/DiffPanel.h"
 #include "views/MainWindow.h"
-#include "views/OptionsPanel.h"
-#include "views/PassListModel.h"
-#include "views/SizesModel.h"
-#include "views/SourceEditor.h"
-#include "views/Theme.h"
+#include "views/panels/OptionsPanel.h"
+#include "views/models/PassListModel.h"
+#include "views/models/SizesModel.h"
+#include "views/editor/SourceEditor.h"
+#include "views/theme/Theme.h"
 
 using namespace tcs;
 

@@ -4,12 +4,12 @@
 #include <QSignalSpy>
 #include <QtTest>
 
-#include "views/CodeLinks.h"
-#include "views/CompileService.h"
-#include "views/DiagnosticsModel.h"
-#include "views/LineDiff.h"
-#include "views/PassListModel.h"
-#include "views/SizesModel.h"
+#include "views/code/CodeLinks.h"
+#include "views/service/CompileService.h"
+#include "views/models/DiagnosticsModel.h"
+#include "views/panels/LineDiff.h"
+#include "views/models/PassListModel.h"
+#include "views/models/SizesModel.h"
 #include "lang/Frontend.h"
 
 using namespace tcs;

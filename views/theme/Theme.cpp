@@ -1,4 +1,4 @@
-#include "Theme.h"
+#include "views/theme/Theme.h"
 
 namespace tcs {
 

@@ -1,4 +1,4 @@
-#include "DiagnosticsModel.h"
+#include "views/models/DiagnosticsModel.h"
 
 #include <QApplication>
 #include <QStyle>

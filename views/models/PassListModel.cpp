@@ -1,4 +1,4 @@
-#include "PassListModel.h"
+#include "views/models/PassListModel.h"
 
 #include <QFont>
 

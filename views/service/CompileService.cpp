@@ -1,4 +1,4 @@
-#include "CompileService.h"
+#include "views/service/CompileService.h"
 
 #include <QMetaObject>
 

@@ -1,4 +1,4 @@
-#include "SymbolIndex.h"
+#include "views/editor/SymbolIndex.h"
 
 #include <algorithm>
 #include <set>

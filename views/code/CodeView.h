@@ -7,7 +7,7 @@
 
 #include <functional>
 
-#include "CodeLexer.h"
+#include "views/code/CodeLexer.h"
 #include "codegen/GeneratedText.h"
 
 namespace tcs {

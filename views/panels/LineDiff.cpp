@@ -1,4 +1,4 @@
-#include "LineDiff.h"
+#include "views/panels/LineDiff.h"
 
 #include <cstdint>
 #include <string_view>

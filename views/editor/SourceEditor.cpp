@@ -1,11 +1,11 @@
-#include "SourceEditor.h"
+#include "views/editor/SourceEditor.h"
 
 #include <QFontDatabase>
 #include <QToolTip>
 
-#include "SymbolIndex.h"
-#include "TcLexer.h"
-#include "Theme.h"
+#include "views/editor/SymbolIndex.h"
+#include "views/editor/TcLexer.h"
+#include "views/theme/Theme.h"
 #include "lang/Builtins.h"
 
 namespace tcs {

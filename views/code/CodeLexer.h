@@ -2,7 +2,7 @@
 // Colouring for the generated texts: C and CUDA C, LLVM IR, x86 assembly (AT&T), PTX and
 // the schedule tree. One small line tokenizer with a table per language; these texts are
 // machine-written, so comments, keywords, numbers and labels are all a reader needs.
-#include "ThemedLexer.h"
+#include "views/theme/ThemedLexer.h"
 
 namespace tcs {
 

@@ -1,9 +1,9 @@
-#include "TcLexer.h"
+#include "views/editor/TcLexer.h"
 
 #include <Qsci/qsciscintilla.h>
 
 
-#include "Theme.h"
+#include "views/theme/Theme.h"
 
 namespace tcs {
 

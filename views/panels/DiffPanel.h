@@ -6,7 +6,7 @@
 #include <array>
 #include <string>
 
-#include "LineDiff.h"
+#include "views/panels/LineDiff.h"
 
 class QComboBox;
 class QLabel;
@@ -15,6 +15,7 @@ class QsciScintilla;
 
 namespace tcs {
 
+class CompileService;
 struct CompileOutcome;
 
 class DiffPanel : public QWidget {
@@ -25,6 +26,8 @@ class DiffPanel : public QWidget {
   explicit DiffPanel(QWidget* parent = nullptr);
 
   void set_current(const CompileOutcome& outcome);
+  // Follows the compile service: every result with code becomes the live side B.
+  void follow(CompileService* service);
   void pin();  // the current result becomes A
   void set_dark(bool dark);
 

@@ -1,4 +1,4 @@
-#include "DiffPanel.h"
+#include "views/panels/DiffPanel.h"
 
 #include <Qsci/qsciscintilla.h>
 
@@ -9,9 +9,9 @@
 #include <QPushButton>
 #include <QVBoxLayout>
 
-#include "CodeLinks.h"
-#include "CompileService.h"
-#include "Theme.h"
+#include "views/code/CodeLinks.h"
+#include "views/service/CompileService.h"
+#include "views/theme/Theme.h"
 
 namespace tcs {
 
@@ -51,6 +51,10 @@ void DiffPanel::set_dark(bool dark) {
   view_->setColor(p.text);
   view_->setMarkerBackgroundColor(dark ? QColor(0x1f, 0x3d, 0x26) : QColor(0xdc, 0xf5, 0xdc), kAddedMarker);
   view_->setMarkerBackgroundColor(dark ? QColor(0x4a, 0x22, 0x22) : QColor(0xfb, 0xdd, 0xdd), kRemovedMarker);
+}
+
+void DiffPanel::follow(CompileService* service) {
+  connect(service, &CompileService::compiled, this, [this](std::shared_ptr<const CompileOutcome> o) { set_current(*o); });
 }
 
 void DiffPanel::set_current(const CompileOutcome& o) {

@@ -1,4 +1,4 @@
-#include "CodeLinks.h"
+#include "views/code/CodeLinks.h"
 
 #include <functional>
 

@@ -1,4 +1,4 @@
-#include "SizesModel.h"
+#include "views/models/SizesModel.h"
 
 namespace tcs {
 

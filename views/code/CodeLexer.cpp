@@ -1,4 +1,4 @@
-#include "CodeLexer.h"
+#include "views/code/CodeLexer.h"
 
 #include <Qsci/qsciscintilla.h>
 
@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cctype>
 
-#include "Theme.h"
+#include "views/theme/Theme.h"
 
 namespace tcs {
 

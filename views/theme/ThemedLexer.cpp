@@ -1,8 +1,8 @@
-#include "ThemedLexer.h"
+#include "views/theme/ThemedLexer.h"
 
 #include <QFontDatabase>
 
-#include "Theme.h"
+#include "views/theme/Theme.h"
 
 namespace tcs {
 

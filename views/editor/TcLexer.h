@@ -2,12 +2,12 @@
 // Syntax colouring for comprehensions. It styles from the front end's own tokens and
 // checked defs (SymbolIndex), so tensors, size parameters and index variables get their
 // own colours exactly where the compiler sees them, and sets one fold level per `def`.
-#include "ThemedLexer.h"
+#include "views/theme/ThemedLexer.h"
 
 #include <memory>
 #include <string>
 
-#include "SymbolIndex.h"
+#include "views/editor/SymbolIndex.h"
 
 namespace tcs {
 

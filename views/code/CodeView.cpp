@@ -1,9 +1,9 @@
-#include "CodeView.h"
+#include "views/code/CodeView.h"
 
 #include <QFontDatabase>
 #include <algorithm>
 
-#include "Theme.h"
+#include "views/theme/Theme.h"
 
 namespace tcs {
 
