@@ -12,6 +12,7 @@ namespace tcs {
 
 using json = options_table::json;
 using options_table::inline_text;
+using options_table::kind_of;
 
 namespace {
 
@@ -100,15 +101,6 @@ size_t edit_distance(std::string_view a, std::string_view b) {
     }
   }
   return row[b.size()];
-}
-
-std::string kind_of(const json& v) {
-  if (v.is_boolean()) return "a boolean";
-  if (v.is_number()) return "a number";
-  if (v.is_string()) return "a string";
-  if (v.is_array()) return "an array";
-  if (v.is_object()) return "an object";
-  return "null";
 }
 
 // nlohmann's message names what it expected; ours names the character it found.

@@ -10,6 +10,7 @@
 namespace tcs {
 
 using json = options_table::json;
+using options_table::kind_of;
 
 namespace {
 
@@ -109,15 +110,6 @@ const Row& row_of(const OptionField& f) {
   for (const Row& r : rows())
     if (r.field.name == f.name) return r;
   return rows().front();  // unreachable: fields come from the table
-}
-
-std::string kind_of(const json& v) {
-  if (v.is_boolean()) return "a boolean";
-  if (v.is_number()) return "a number";
-  if (v.is_string()) return "a string";
-  if (v.is_array()) return "an array";
-  if (v.is_object()) return "an object";
-  return "null";
 }
 
 Error bad(std::string message) { return Error{ErrorKind::Options, std::move(message)}; }
@@ -269,6 +261,15 @@ Status set(MappingOptions& o, const OptionField& f, const json& v) {
 }
 
 json get(const MappingOptions& o, const OptionField& f) { return row_of(f).access.get(o); }
+
+std::string kind_of(const json& v) {
+  if (v.is_boolean()) return "a boolean";
+  if (v.is_number()) return "a number";
+  if (v.is_string()) return "a string";
+  if (v.is_array()) return "an array";
+  if (v.is_object()) return "an object";
+  return "null";
+}
 
 std::string inline_text(const json& v) {
   std::string s;

@@ -17,4 +17,7 @@ json get(const MappingOptions& options, const OptionField& field);
 // One line, with a space after each comma and colon: [32, 8], {"tensor": "B", "depth": 3}.
 std::string inline_text(const json& value);
 
+// "a number", "an array", ... for messages.
+std::string kind_of(const json& value);
+
 }  // namespace tcs::options_table

@@ -92,7 +92,6 @@ OptionsPanel::OptionsPanel(QWidget* parent) : QWidget(parent) {
   json_->setObjectName(QStringLiteral("optionsJson"));
   json_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
   json_->setLineWrapMode(QPlainTextEdit::NoWrap);
-  json_->setMinimumHeight(110);  // room for several lines even when the dock is short
   error_ = new QLabel(this);
   error_->setObjectName(QStringLiteral("optionsError"));
   error_->setWordWrap(true);
