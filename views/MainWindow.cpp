@@ -28,11 +28,13 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include "views/code/CodePanel.h"
 #include "views/code/CodeView.h"
 #include "views/service/CompileService.h"
 #include "views/models/DiagnosticsModel.h"
 #include "views/panels/DiffPanel.h"
 #include "views/editor/FindBar.h"
+#include "views/panels/KernelPanel.h"
 #include "views/panels/OptionsPanel.h"
 #include "views/panels/PassPanel.h"
 #include "views/panels/RunPanel.h"
@@ -121,44 +123,17 @@ void MainWindow::build_docks() {
   connect(problems_, &QAbstractItemView::clicked, this, &MainWindow::jump_to_problem);
   QDockWidget* problems_dock = make_dock(this, tr("Problems"), QStringLiteral("problemsDock"), problems_);
 
-  // Kernel: the entry, its sizes and the mapping options.
-  auto* kernel = new QWidget(this);
-  entry_ = new QComboBox(kernel);
-  entry_->setObjectName(QStringLiteral("entry"));
-  entry_->setToolTip(tr("The def to compile"));
-  sizes_ = new SizesModel(this);
-  sizes_view_ = make_table(kernel, QStringLiteral("sizes"));
-  sizes_view_->setModel(sizes_);
-  sizes_view_->setEditTriggers(QAbstractItemView::DoubleClicked | QAbstractItemView::EditKeyPressed |
-                               QAbstractItemView::AnyKeyPressed);
-  sizes_view_->setMaximumHeight(170);
-  options_ = new OptionsPanel(kernel);
-  auto* kl = new QVBoxLayout(kernel);
-  kl->setContentsMargins(4, 4, 4, 4);
-  kl->addWidget(new QLabel(tr("Entry"), kernel));
-  kl->addWidget(entry_);
-  kl->addWidget(new QLabel(tr("Sizes"), kernel));
-  kl->addWidget(sizes_view_);
-  kl->addWidget(options_, 1);
-  QDockWidget* kernel_dock = make_dock(this, tr("Kernel"), QStringLiteral("kernelDock"), kernel);
-  connect(entry_, &QComboBox::currentTextChanged, this, [this] { sizes_->clear_overrides(); schedule_compile(); });
-  connect(sizes_, &SizesModel::overrides_changed, this, &MainWindow::schedule_compile);
-  connect(options_, &OptionsPanel::options_changed, this, &MainWindow::schedule_compile);
+  kernel_ = new KernelPanel(this);
+  kernel_->follow(service_);
+  connect(kernel_, &KernelPanel::changed, this, &MainWindow::schedule_compile);
+  QDockWidget* kernel_dock = make_dock(this, tr("Kernel"), QStringLiteral("kernelDock"), kernel_);
 
   // Code panes.
-  code_tabs_ = new QTabWidget(this);
-  const std::pair<CodeLanguage, QString> panes[PaneCount] = {{CodeLanguage::C, tr("C")},
-                                                             {CodeLanguage::LlvmIr, tr("LLVM IR")},
-                                                             {CodeLanguage::Assembly, tr("x86 assembly")},
-                                                             {CodeLanguage::ScheduleTree, tr("Schedule tree")}};
-  for (int p = 0; p < PaneCount; ++p) {
-    panes_[size_t(p)] = new CodeView(panes[p].first, code_tabs_);
-    panes_[size_t(p)]->setObjectName(QStringLiteral("pane%1").arg(p));
-    code_tabs_->addTab(panes_[size_t(p)], panes[p].second);
-    connect(panes_[size_t(p)], &CodeView::line_selected, this, &MainWindow::link_from_line);
-  }
-  // CUDA C and PTX panes join these when the CUDA backend delivers them.
-  QDockWidget* code_dock = make_dock(this, tr("Generated code"), QStringLiteral("codeDock"), code_tabs_);
+  code_ = new CodePanel(this);
+  code_->follow(service_);
+  connect(code_, &CodePanel::line_selected, this, &MainWindow::link_from_line);
+  connect(code_, &CodePanel::code_shown, this, &MainWindow::link_from_editor);
+  QDockWidget* code_dock = make_dock(this, tr("Generated code"), QStringLiteral("codeDock"), code_);
 
   // Docks that follow the compile service themselves.
   passes_ = new PassPanel(this);
@@ -232,7 +207,7 @@ void MainWindow::build_menus() {
   QMenu* build = menuBar()->addMenu(tr("&Build"));
   build->addAction(tr("&Compile Now"), QKeySequence(Qt::CTRL | Qt::Key_B), this, &MainWindow::compile_now);
   build->addAction(tr("&Run with Check"), QKeySequence(Qt::CTRL | Qt::Key_R), this, &MainWindow::run_with_check);
-  build->addAction(tr("Reset &Sizes to the Header"), this, [this] { sizes_->clear_overrides(); });
+  build->addAction(tr("Reset &Sizes to the Header"), this, [this] { kernel_->sizes()->clear_overrides(); });
   build->addAction(tr("&Pin Result for Diff"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_D), diff_, &DiffPanel::pin);
   QMenu* target = build->addMenu(tr("&Target"));
   auto* targets = new QActionGroup(this);
@@ -252,13 +227,13 @@ void MainWindow::build_menus() {
   comments->setObjectName(QStringLiteral("hideComments"));
   comments->setCheckable(true);
   connect(comments, &QAction::toggled, this, [this](bool on) {
-    for (CodeView* v : panes_) v->set_hide_comments(on);
+    for (CodeView* v : code_->views()) v->set_hide_comments(on);
   });
   QAction* directives = view_menu_->addAction(tr("Hide &Directives in Code"));
   directives->setObjectName(QStringLiteral("hideDirectives"));
   directives->setCheckable(true);
   connect(directives, &QAction::toggled, this, [this](bool on) {
-    for (CodeView* v : panes_) v->set_hide_directives(on);
+    for (CodeView* v : code_->views()) v->set_hide_directives(on);
   });
   view_menu_->addSeparator();
   dark_action_ = view_menu_->addAction(tr("&Dark Theme"));
@@ -279,7 +254,7 @@ void MainWindow::build_menus() {
 void MainWindow::set_dark(bool dark) {
   if (dark_action_ && dark_action_->isChecked() != dark) dark_action_->setChecked(dark);  // re-enters once
   editor_->set_dark(dark);
-  for (CodeView* v : panes_) v->set_dark(dark);
+  for (CodeView* v : code_->views()) v->set_dark(dark);
   passes_->tree()->set_dark(dark);
   diff_->set_dark(dark);
 }
@@ -310,10 +285,10 @@ CompileJob MainWindow::current_job(bool run) const {
   CompileJob job;
   job.file_name = QFileInfo(path_.isEmpty() ? tr("untitled.tc") : path_).fileName().toStdString();
   job.text = editor_->text().toStdString();
-  job.entry = entry_->currentText().toStdString();
-  job.sizes = sizes_->overrides();
-  job.preset = options_->preset();
-  job.options_json = options_->custom_json();
+  job.entry = kernel_->entry()->currentText().toStdString();
+  job.sizes = kernel_->sizes()->overrides();
+  job.preset = kernel_->options()->preset();
+  job.options_json = kernel_->options()->custom_json();
   job.run = run;
   return job;
 }
@@ -351,6 +326,10 @@ void MainWindow::export_dialog() {
   statusBar()->showMessage(tr("Exported to %1: header, C, object, CMakeLists.txt, example and README").arg(dir), 8000);
 }
 
+CodeView* MainWindow::code_view(Pane p) const { return code_->view(int(p)); }
+SizesModel* MainWindow::sizes() const { return kernel_->sizes(); }
+OptionsPanel* MainWindow::options() const { return kernel_->options(); }
+QComboBox* MainWindow::entry_box() const { return kernel_->entry(); }
 CodeView* MainWindow::pass_tree_view() const { return passes_->tree(); }
 PassListModel* MainWindow::passes() const { return passes_->model(); }
 ChangedPassFilter* MainWindow::pass_filter() const { return passes_->filter(); }
@@ -383,51 +362,8 @@ void MainWindow::show_outcome(std::shared_ptr<const CompileOutcome> o) {
   problems_label_->setText(errors || warnings ? tr("%1 error(s), %2 warning(s)").arg(errors).arg(warnings)
                                               : tr("no problems"));
 
-  // Entry selector: the defs of the file, keeping the selection.
-  QStringList defs;
-  for (const SemaDef& d : checked.defs) defs << QString::fromStdString(d.name);
-  QStringList have;
-  for (int i = 0; i < entry_->count(); ++i) have << entry_->itemText(i);
-  if (defs != have) {
-    QSignalBlocker block(entry_);
-    QString keep = entry_->currentText();
-    entry_->clear();
-    entry_->addItems(defs);
-    if (defs.contains(keep)) entry_->setCurrentText(keep);
-  }
-  if (const SemaDef* def = o->def()) {
-    if (entry_->currentText() != QString::fromStdString(def->name)) {
-      QSignalBlocker block(entry_);
-      entry_->setCurrentText(QString::fromStdString(def->name));
-    }
-    sizes_->set_parameters(def->size_params, o->header_sizes, o->shapes ? o->shapes->sizes : SizeMap{});
-  }
   editor_->set_shapes(o->entry, o->shapes ? &*o->shapes : nullptr);
 
-  if (!o->options_json.empty()) options_->show_used(o->options_json);
-  if (o->failed(ErrorKind::Options)) options_->show_error(QString::fromStdString(o->error_message()));
-
-  // Code: the C text and schedules first, LLVM IR and assembly with the final result.
-  if (o->result) {
-    const CompileResult& r = *o->result;
-    links_ = CodeLinks(r.lowering.nest);
-    panes_[CPane]->set_code(r.text("c"));
-    if (!r.lowering.passes.empty())
-      panes_[SchedulePane]->set_code(schedule_tree_text(r.lowering.passes.back().tree, r.lowering.nest));
-    if (o->final) {
-      panes_[LlvmPane]->set_code(r.text("llvm"));
-      panes_[AsmPane]->set_code(r.text("asm"));
-    } else {
-      for (Pane p : {LlvmPane, AsmPane})
-        if (panes_[p]->code().text.empty()) panes_[p]->set_placeholder(tr("compiling..."));
-    }
-    link_from_editor();
-  } else if (o->final && o->error && !o->failed(ErrorKind::Source) && !o->failed(ErrorKind::Options)) {
-    // Sizes the kernel cannot take: say so. (Source and option errors keep the last good
-    // code; their squiggles and the options panel already say what is wrong.)
-    QString why = QString::fromStdString(o->error_message());
-    for (CodeView* v : panes_) v->set_placeholder(tr("// no code: %1").arg(why));
-  }
 
   // Status bar: the phase timings of this result.
   QStringList phases;
@@ -457,7 +393,7 @@ void MainWindow::link_from_editor() {
 
 void MainWindow::link_from_line(const LineOrigin& origin) {
   if (!outcome_matches_editor() || !outcome_->def()) return;
-  std::set<int> stmts = links_.source_statements(origin);
+  std::set<int> stmts = code_->links().source_statements(origin);
   std::vector<SourceRange> ranges;
   for (int s : stmts) ranges.push_back(outcome_->def()->stmts[size_t(s)].ast->range);
   linking_ = true;
@@ -469,10 +405,10 @@ void MainWindow::link_from_line(const LineOrigin& origin) {
 void MainWindow::mark_statements(const std::set<int>& source_stmts) {
   auto pred = [&](const LineOrigin& o) {
     for (int s : source_stmts)
-      if (links_.generated_by(o, s)) return true;
+      if (code_->links().generated_by(o, s)) return true;
     return false;
   };
-  for (CodeView* v : panes_) v->mark_lines(pred);
+  for (CodeView* v : code_->views()) v->mark_lines(pred);
   passes_->tree()->mark_lines(pred);
 }
 
@@ -497,11 +433,7 @@ bool MainWindow::open_file(const QString& path) {
 
 void MainWindow::set_source(const QString& name, const QString& text) {
   path_ = name;
-  sizes_->clear_overrides();
-  {
-    QSignalBlocker block(entry_);
-    entry_->clear();
-  }
+  kernel_->reset();
   editor_->setText(text);
   editor_->setModified(false);
   editor_->SendScintilla(QsciScintilla::SCI_EMPTYUNDOBUFFER);

@@ -2,8 +2,9 @@
 // The IDE's window: the comprehension editor in the middle; docks for problems, the code
 // panes (C, LLVM IR, assembly, schedule tree), the kernel's entry, sizes and options, the
 // pass list, the diff of two option sets and the run report. Every edit goes to the
-// compile service (debounced); results come back as plain data. The Passes, Diff and Run
-// docks follow the service themselves; the window assembles docks and actions and links
+// compile service (debounced); results come back as plain data. Every dock (Kernel, code,
+// Passes, Diff, Run) follows the service itself; the window assembles docks and actions,
+// shows diagnostics in the editor and Problems, keeps the status bar current, and links
 // the editor to the code panes.
 #include <QMainWindow>
 #include <array>
@@ -23,11 +24,13 @@ namespace tcs {
 
 class ChangedPassFilter;
 struct CompileJob;
+class CodePanel;
 class CodeView;
 class CompileService;
 class DiagnosticsModel;
 class DiffPanel;
 class FindBar;
+class KernelPanel;
 class OptionsPanel;
 class PassListModel;
 class PassPanel;
@@ -57,15 +60,15 @@ class MainWindow : public QMainWindow {
   SourceEditor* editor() const { return editor_; }
   DiagnosticsModel* diagnostics() const { return model_; }
   QTableView* problems_view() const { return problems_; }
-  CodeView* code_view(Pane p) const { return panes_[size_t(p)]; }
+  CodeView* code_view(Pane p) const;
   CodeView* pass_tree_view() const;
-  SizesModel* sizes() const { return sizes_; }
+  SizesModel* sizes() const;
   PassListModel* passes() const;
   ChangedPassFilter* pass_filter() const;
   QListView* pass_list() const;
-  OptionsPanel* options() const { return options_; }
+  OptionsPanel* options() const;
   DiffPanel* diff() const { return diff_; }
-  QComboBox* entry_box() const { return entry_; }
+  QComboBox* entry_box() const;
   QPlainTextEdit* run_report() const;
   FindBar* find_bar() const { return find_bar_; }
   CompileService* service() const { return service_; }
@@ -114,12 +117,8 @@ class MainWindow : public QMainWindow {
   QTableView* problems_;
   CompileService* service_;
   QTimer* debounce_;
-  QComboBox* entry_;
-  SizesModel* sizes_;
-  QTableView* sizes_view_;
-  OptionsPanel* options_;
-  std::array<CodeView*, PaneCount> panes_{};
-  QTabWidget* code_tabs_;
+  KernelPanel* kernel_;
+  CodePanel* code_;
   PassPanel* passes_;
   DiffPanel* diff_;
   RunPanel* run_report_;
@@ -129,7 +128,6 @@ class MainWindow : public QMainWindow {
   QMenu* view_menu_ = nullptr;
   QAction* dark_action_ = nullptr;
   std::shared_ptr<const CompileOutcome> outcome_;
-  CodeLinks links_;
   bool linking_ = false;
   bool edits_pending_ = false;  // edits made since the last submitted job
 };

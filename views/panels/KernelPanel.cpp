@@ -1,0 +1,82 @@
+#include "views/panels/KernelPanel.h"
+
+#include <QComboBox>
+#include <QHeaderView>
+#include <QLabel>
+#include <QSignalBlocker>
+#include <QTableView>
+#include <QVBoxLayout>
+
+#include "views/models/SizesModel.h"
+#include "views/panels/OptionsPanel.h"
+#include "views/service/CompileService.h"
+
+namespace tcs {
+
+KernelPanel::KernelPanel(QWidget* parent) : QWidget(parent) {
+  entry_ = new QComboBox(this);
+  entry_->setObjectName(QStringLiteral("entry"));
+  entry_->setToolTip(tr("The def to compile"));
+  sizes_ = new SizesModel(this);
+  sizes_view_ = new QTableView(this);
+  sizes_view_->setObjectName(QStringLiteral("sizes"));
+  sizes_view_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  sizes_view_->verticalHeader()->hide();
+  sizes_view_->horizontalHeader()->setStretchLastSection(true);
+  sizes_view_->setWordWrap(false);
+  sizes_view_->setModel(sizes_);
+  sizes_view_->setEditTriggers(QAbstractItemView::DoubleClicked | QAbstractItemView::EditKeyPressed |
+                               QAbstractItemView::AnyKeyPressed);
+  sizes_view_->setMaximumHeight(170);
+  options_ = new OptionsPanel(this);
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(4, 4, 4, 4);
+  layout->addWidget(new QLabel(tr("Entry"), this));
+  layout->addWidget(entry_);
+  layout->addWidget(new QLabel(tr("Sizes"), this));
+  layout->addWidget(sizes_view_);
+  layout->addWidget(options_, 1);
+  connect(entry_, &QComboBox::currentTextChanged, this, [this] {
+    sizes_->clear_overrides();  // another def's sizes
+    emit changed();
+  });
+  connect(sizes_, &SizesModel::overrides_changed, this, &KernelPanel::changed);
+  connect(options_, &OptionsPanel::options_changed, this, &KernelPanel::changed);
+}
+
+void KernelPanel::follow(CompileService* service) {
+  connect(service, &CompileService::compiled, this,
+          [this](std::shared_ptr<const CompileOutcome> o) { show_outcome(*o); });
+}
+
+void KernelPanel::reset() {
+  sizes_->clear_overrides();
+  QSignalBlocker block(entry_);
+  entry_->clear();
+}
+
+void KernelPanel::show_outcome(const CompileOutcome& o) {
+  // Entry selector: the defs of the file, keeping the selection.
+  QStringList defs;
+  for (const SemaDef& d : o.checked->defs) defs << QString::fromStdString(d.name);
+  QStringList have;
+  for (int i = 0; i < entry_->count(); ++i) have << entry_->itemText(i);
+  if (defs != have) {
+    QSignalBlocker block(entry_);
+    QString keep = entry_->currentText();
+    entry_->clear();
+    entry_->addItems(defs);
+    if (defs.contains(keep)) entry_->setCurrentText(keep);
+  }
+  if (const SemaDef* def = o.def()) {
+    if (entry_->currentText() != QString::fromStdString(def->name)) {
+      QSignalBlocker block(entry_);
+      entry_->setCurrentText(QString::fromStdString(def->name));
+    }
+    sizes_->set_parameters(def->size_params, o.header_sizes, o.shapes ? o.shapes->sizes : SizeMap{});
+  }
+  if (!o.options_json.empty()) options_->show_used(o.options_json);
+  if (o.failed(ErrorKind::Options)) options_->show_error(QString::fromStdString(o.error_message()));
+}
+
+}  // namespace tcs
