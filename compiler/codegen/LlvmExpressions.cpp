@@ -175,7 +175,7 @@ llvm::Value* Emitter::read_offset(const Expr& e, Env& env) {
     const AccessConstraint* ac = nullptr;
     for (const AccessConstraint& c : stmt_->constraints)
       if (c.subscript == s) ac = &c;
-    if (ac && ac->affine && !ac->data_dependent) {
+    if (ac && ac->affine && !ac->data_dependent && !ac->guarded) {
       if (auto rest = ac->rest.eval(shapes_.sizes)) {
         llvm::Value* c = B.getInt64(uint64_t(*rest));
         for (auto [idx, coef] : ac->coefs)
@@ -184,8 +184,8 @@ llvm::Value* Emitter::read_offset(const Expr& e, Env& env) {
         continue;
       }
     }
-    // Computed at run time and checked: out of range sets the error bit and reads the
-    // first element instead.
+    // Computed at run time and checked (data-dependent or guarded subscripts): out of
+    // range sets the error bit and reads the first element instead.
     llvm::Value* v = expr(*s, env);
     ScalarType st = s->type;
     llvm::Value* c;

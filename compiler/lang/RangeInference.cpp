@@ -152,7 +152,7 @@ class StmtRanges {
   }
 
  private:
-  void add_access(const Expr& e) {
+  void add_access(const Expr& e, bool guarded) {
     const SemaTensor& T = def_.tensors[size_t(e.ref_id)];
     if (!T.shape_known) return;
     for (size_t d = 0; d < e.args.size() && int(d) < T.rank(); ++d) {
@@ -165,6 +165,7 @@ class StmtRanges {
       c.range = sub.range;
       c.affine = l.affine;
       c.data_dependent = l.data_dependent;
+      c.guarded = guarded;
       c.rest = l.rest;
       c.indices = l.indices;
       for (auto [ix, co] : l.coefs) c.coefs.push_back({ix, co});
@@ -172,9 +173,11 @@ class StmtRanges {
     }
   }
 
-  void collect_reads(const Expr& e) {
-    if ((e.kind == ExprKind::Access || e.kind == ExprKind::Name) && e.ref == NameRef::Tensor) add_access(e);
-    for (const auto& a : e.args) collect_reads(*a);
+  void collect_reads(const Expr& e, bool guarded = false) {
+    if ((e.kind == ExprKind::Access || e.kind == ExprKind::Name) && e.ref == NameRef::Tensor) add_access(e, guarded);
+    bool lazy = e.kind == ExprKind::Ternary ||
+                (e.kind == ExprKind::Binary && (e.op == TokenKind::AndAnd || e.op == TokenKind::OrOr));
+    for (size_t i = 0; i < e.args.size(); ++i) collect_reads(*e.args[i], guarded || (lazy && i > 0));
   }
 
   void collect() {
@@ -309,7 +312,7 @@ class StmtRanges {
 
   void check_leftovers() {
     for (const AccessConstraint& c : s_.constraints) {
-      if (c.used_to_solve) continue;
+      if (c.used_to_solve || c.guarded) continue;  // a guarded read is checked when it runs
       const SemaTensor& T = def_.tensors[size_t(c.tensor)];
       std::string where = "dimension " + std::to_string(c.dim) + " of '" + T.name + "'";
       if (!c.affine) {

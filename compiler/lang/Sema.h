@@ -45,6 +45,10 @@ struct AccessConstraint {
   SourceRange range;
   bool affine = false;          // subscript = sum coef*index + rest(sizes)
   bool data_dependent = false;  // the subscript reads a tensor
+  // Read only when a guard holds: inside a branch of '?:' or right of '&&' / '||'. Such a
+  // read may name elements outside the tensor for indices its guard excludes (TC checks
+  // these at run time): sizes do not refuse it, compiled kernels check it when it runs.
+  bool guarded = false;
   std::vector<std::pair<int, int64_t>> coefs;  // (index id, coefficient), affine only
   SymExpr rest;
   std::vector<int> indices;     // every index the subscript mentions

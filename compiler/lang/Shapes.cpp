@@ -147,7 +147,7 @@ Expected<DefShapes> shapes_evaluate(const SemaDef& def, const SizeMap& sizes) {
   for (size_t s = 0; s < def.stmts.size(); ++s) {
     const SemaStmt& st = def.stmts[s];
     for (const AccessConstraint& c : st.constraints) {
-      if (c.used_to_solve || !c.affine) continue;
+      if (c.used_to_solve || !c.affine || c.guarded) continue;  // guarded reads: checked when they run
       auto [lo_e, hi_e] = constraint_bounds(c, st.indices);
       const SemaTensor& T = def.tensors[size_t(c.tensor)];
       auto lo = lo_e.eval(sizes), hi = hi_e.eval(sizes);

@@ -219,3 +219,55 @@ TEST(CTextSemantics, TensorComprehensionsBuiltinsAndBoolOperands) {
 
 }  // namespace
 }  // namespace tcs
+
+namespace tcs {
+namespace {
+
+// Reads guarded by '?:' may name elements outside the tensor for the indices their guard
+// excludes (same padding, a shift): Tensor Comprehensions accepts them and checks at run
+// time; so do we. The interpreter, the JIT kernel and the C text agree; a guard that does
+// not hold is a run-time fault, not a crash.
+TEST(GuardedReads, PaddingAndShiftsCompileAndRun) {
+  const char* text =
+      "# sizes: N=16 B=2 C=3 H=6 W=5 KH=3 KW=3 F=4\n"
+      "def shift_right(float(N) A) -> (O) {\n  O(i) = (i >= 1) ? A(i - 1) : 0.0 where i in 0:N\n}\n"
+      "def same_conv(float(B,C,H,W) I, float(F,C,KH,KW) Wt) -> (O) {\n"
+      "  O(b, f, h, w) +=! (h + kh >= 1 && h + kh <= H && w + kw >= 1 && w + kw <= W) ?"
+      " I(b, c, h + kh - 1, w + kw - 1) * Wt(f, c, kh, kw) : 0.0 where h in 0:H, w in 0:W, kh in 0:KH, kw in 0:KW\n}\n";
+  std::shared_ptr<const CheckedFile> file = check_source("guarded.tc", text);
+  ASSERT_FALSE(file->has_errors()) << diagnostics_format(file->file, file->diagnostics);
+  for (const Diagnostic& d : file->diagnostics) EXPECT_NE(d.severity, Severity::Warning) << d.message;
+  fs::path dir = scratch("guarded");
+  for (const SemaDef& def : file->defs) {
+    expect_c_matches_interpreter(file, def, {*mapping_preset("naive", def), *mapping_preset("default", def)}, dir);
+    auto setup = kernel_setup(file, KernelSpec{def.name, {}, {}});
+    ASSERT_TRUE(setup) << def.name << ": " << setup.error();
+    auto inputs = random_inputs(def, setup->shapes, 2);
+    ASSERT_TRUE(inputs);
+    auto want = interpret(def, setup->shapes, *inputs);
+    ASSERT_TRUE(want) << want.error();
+    auto compiled = compile_kernel(*setup, *mapping_preset("default", def), CodegenChoice("cpu", {}, true));
+    ASSERT_TRUE(compiled) << compiled.error();
+    auto got = compiled->kernel->run(*inputs);
+    ASSERT_TRUE(got) << got.error();
+    for (const auto& [name, t] : *want) EXPECT_TRUE(compare_tensors(name, got->at(name), t).ok) << def.name;
+  }
+  fs::remove_all(dir);
+
+  // A guard that lets an out-of-range read through: both the interpreter and the kernel
+  // say so instead of reading outside the tensor.
+  std::shared_ptr<const CheckedFile> bad =
+      check_source("bad.tc", "# sizes: N=8\ndef b(float(N) A) -> (O) {\n  O(i) = (i >= 0) ? A(i - 1) : 0.0 where i in 0:N\n}\n");
+  ASSERT_FALSE(bad->has_errors());
+  auto setup = kernel_setup(bad, {});
+  ASSERT_TRUE(setup) << setup.error();
+  auto inputs = random_inputs(bad->defs[0], setup->shapes, 1);
+  ASSERT_TRUE(inputs);
+  EXPECT_EQ(interpret(bad->defs[0], setup->shapes, *inputs).error_kind(), ErrorKind::RuntimeFault);
+  auto compiled = compile_kernel(*setup, *mapping_preset("default", bad->defs[0]), CodegenChoice("cpu", {}, true));
+  ASSERT_TRUE(compiled) << compiled.error();
+  EXPECT_EQ(compiled->kernel->run(*inputs).error_kind(), ErrorKind::RuntimeFault);
+}
+
+}  // namespace
+}  // namespace tcs
