@@ -88,10 +88,13 @@ Expected<CompileResult> compile_kernel(const KernelSetup& setup, const MappingOp
   in.cancel = hooks.cancel;
   if (hooks.early)
     in.early = [&](const std::map<std::string, GeneratedText>& texts, const std::vector<PhaseTime>& timings) {
-      CompileResult partial = r;
-      partial.texts = texts;
-      partial.timings.insert(partial.timings.end(), timings.begin(), timings.end());
-      hooks.early(partial);
+      // The result as it stands, without copying it: the final texts and timings below
+      // replace these.
+      size_t passes = r.timings.size();
+      r.texts = texts;
+      r.timings.insert(r.timings.end(), timings.begin(), timings.end());
+      hooks.early(r);
+      r.timings.resize(passes);
     };
   auto generated = target->generate(in);
   if (!generated) return generated.failure();

@@ -3,7 +3,6 @@
 #include <QAction>
 #include <QActionGroup>
 #include <QApplication>
-#include <QCheckBox>
 #include <QCloseEvent>
 #include <QComboBox>
 #include <QDialog>
@@ -43,6 +42,7 @@
 #include "export/Export.h"
 #include "views/editor/SourceEditor.h"
 #include "views/editor/SymbolIndex.h"
+#include "views/theme/Tables.h"
 #include "views/theme/Theme.h"
 
 namespace tcs {
@@ -59,16 +59,6 @@ QDockWidget* make_dock(QMainWindow* w, const QString& title, const QString& name
   dock->setObjectName(name);
   dock->setWidget(content);
   return dock;
-}
-
-QTableView* make_table(QWidget* parent, const QString& name) {
-  auto* t = new QTableView(parent);
-  t->setObjectName(name);
-  t->setSelectionBehavior(QAbstractItemView::SelectRows);
-  t->verticalHeader()->hide();
-  t->horizontalHeader()->setStretchLastSection(true);
-  t->setWordWrap(false);
-  return t;
 }
 
 }  // namespace

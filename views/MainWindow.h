@@ -7,7 +7,6 @@
 // shows diagnostics in the editor and Problems, keeps the status bar current, and links
 // the editor to the code panes.
 #include <QMainWindow>
-#include <array>
 #include <memory>
 
 #include "views/code/CodeLinks.h"

@@ -49,6 +49,14 @@ std::string c_identifier(std::string_view name) {
   return reserved_in_c(name) ? "tcs_user_" + std::string(name) : std::string(name);
 }
 
+std::string c_parameters(const SemaDef& def, bool restrict_pointers) {
+  std::string s;
+  for (const SemaTensor& t : def.tensors)
+    s += (s.empty() ? "" : ", ") + std::string(t.role == TensorRole::Input ? "const " : "") + c_type_name(t.type) +
+         (restrict_pointers ? "* restrict " : "* ") + c_identifier(t.name);
+  return s;
+}
+
 namespace {
 
 // Small functions the C text defines when it uses them, so every operation means what the
@@ -125,13 +133,7 @@ class CWriter {
   }
 
   void body() {
-    std::string sig = "void " + c_identifier(def_.name) + "(";
-    for (size_t t = 0; t < def_.tensors.size(); ++t) {
-      const SemaTensor& T = def_.tensors[t];
-      if (t) sig += ", ";
-      sig += std::string(T.role == TensorRole::Input ? "const " : "") + c_type_name(T.type) + "* restrict " + c_identifier(T.name);
-    }
-    line(sig + ") {");
+    line("void " + c_identifier(def_.name) + "(" + c_parameters(def_, true) + ") {");
     for (const LoopNode& n : nest_.root.children) node(n, 1);
     line("}");
   }

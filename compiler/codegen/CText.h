@@ -23,4 +23,8 @@ GeneratedText generate_c(const SemaDef& def, const DefShapes& shapes, const Loop
 // then "tcs_user_" + name, a prefix no other name has.
 std::string c_identifier(std::string_view name);
 
+// The kernel's parameters as C declares them: one pointer per tensor (SemaDef::tensors
+// order), const for inputs; `restrict` in the C text, left out where C++ reads it too.
+std::string c_parameters(const SemaDef& def, bool restrict_pointers);
+
 }  // namespace tcs

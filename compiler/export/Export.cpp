@@ -19,29 +19,16 @@ std::string shape_text(const std::vector<int64_t>& shape) {
   return s.empty() ? "(a scalar)" : s;
 }
 
-// The declared shape in size names: [M][K].
-std::string symbolic_shape(const SemaDef& def, const SemaTensor& t) {
-  const auto& decls = t.role == TensorRole::Input ? def.ast->params : def.ast->outputs;
-  for (const ast::TensorDecl& d : decls)
-    if (d.name == t.name) {
-      std::string s;
-      for (const ast::Dim& dim : d.dims) s += "[" + (dim.name.empty() ? std::to_string(dim.value) : dim.name) + "]";
-      return s;
-    }
-  return "";
+// The declared shape in size names: [M][K]; empty when the signature declares none.
+std::string symbolic_shape(const SemaDef& def, int t) {
+  std::string s;
+  if (const ast::TensorDecl* d = def.declaration(t))
+    for (const ast::Dim& dim : d->dims) s += "[" + (dim.name.empty() ? std::to_string(dim.value) : dim.name) + "]";
+  return s;
 }
 
 const char* role_word(TensorRole r) {
   return r == TensorRole::Input ? "input" : r == TensorRole::Output ? "output" : "scratch";
-}
-
-// The parameter list of NAME(...), without `restrict` so the header also serves C++.
-std::string parameters(const SemaDef& def) {
-  std::string s;
-  for (const SemaTensor& t : def.tensors)
-    s += (s.empty() ? "" : ", ") + std::string(t.role == TensorRole::Input ? "const " : "") + c_type_name(t.type) + "* " +
-         c_identifier(t.name);
-  return s;
 }
 
 // A C string literal holding `bytes` exactly (octal escapes for anything not printable).
@@ -67,13 +54,13 @@ std::string header(const SemaDef& def, const DefShapes& shapes, const std::strin
   h += " * (OMP_NUM_THREADS), one thread otherwise.\n *\n";
   for (size_t t = 0; t < def.tensors.size(); ++t) {
     const SemaTensor& T = def.tensors[t];
-    std::string symbolic = symbolic_shape(def, T);
+    std::string symbolic = symbolic_shape(def, int(t));
     h += " *   " + T.name + "  " + role_word(T.role) + ", " + std::string(scalar_type_name(T.type)) + " " +
          (symbolic.empty() ? "" : symbolic + " = ") + shape_text(shapes.tensors[t].extent) + "\n";
   }
   h += " */\n#ifndef " + guard + "\n#define " + guard + "\n\n#include <stdbool.h>\n#include <stdint.h>\n\n";
   h += "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
-  h += "void " + c_identifier(def.name) + "(" + parameters(def) + ");\n\n";
+  h += "void " + c_identifier(def.name) + "(" + c_parameters(def, false) + ");\n\n";
   h += "#ifdef __cplusplus\n}\n#endif\n\n#endif\n";
   return h;
 }
@@ -94,7 +81,7 @@ std::string object_glue(const SemaDef& def, const std::vector<std::string>& buil
   g += "    int64_t begin = n * t / T, end = n * (t + 1) / T;\n    if (begin < end) fn(ctx, begin, end);\n  }\n";
   g += "#else\n  fn(ctx, 0, n);\n#endif\n}\n\n";
   for (const std::string& b : builtins) g += c_builtin_function(b, n + "_builtin_" + b, false) + "\n";
-  g += "void " + n + "(" + parameters(def) + ") {\n  void* buffers[] = {";
+  g += "void " + n + "(" + c_parameters(def, false) + ") {\n  void* buffers[] = {";
   for (size_t t = 0; t < def.tensors.size(); ++t) g += std::string(t ? ", " : "") + "(void*)" + c_identifier(def.tensors[t].name);
   g += "};\n  (void)" + n + "_entry(buffers, 0);\n}\n";
   return g;

@@ -12,15 +12,10 @@ namespace {
 
 // Whether a supplied tensor's declared shape names size parameter `p`.
 bool implied_by_supplied(const SemaDef& def, const std::string& p, const std::map<std::string, TensorSignature>& supplied) {
-  for (const auto& [name, sig] : supplied) {
-    int t = def.find_tensor(name);
-    if (t < 0) continue;
-    const auto& decls = def.tensors[size_t(t)].role == TensorRole::Input ? def.ast->params : def.ast->outputs;
-    for (const ast::TensorDecl& d : decls)
-      if (d.name == name)
-        for (const ast::Dim& dim : d.dims)
-          if (dim.name == p) return true;
-  }
+  for (const auto& [name, sig] : supplied)
+    if (const ast::TensorDecl* d = def.declaration(def.find_tensor(name)))
+      for (const ast::Dim& dim : d->dims)
+        if (dim.name == p) return true;
   return false;
 }
 

@@ -17,6 +17,14 @@ int SemaDef::find_tensor(std::string_view n) const {
   return -1;
 }
 
+const ast::TensorDecl* SemaDef::declaration(int t) const {
+  if (t < 0 || size_t(t) >= tensors.size() || tensors[size_t(t)].role == TensorRole::Temporary) return nullptr;
+  const auto& decls = tensors[size_t(t)].role == TensorRole::Input ? ast->params : ast->outputs;
+  for (const ast::TensorDecl& d : decls)
+    if (d.name == tensors[size_t(t)].name) return &d;
+  return nullptr;
+}
+
 int SemaDef::find_size_param(std::string_view n) const {
   for (size_t i = 0; i < size_params.size(); ++i)
     if (size_params[i] == n) return int(i);

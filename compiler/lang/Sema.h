@@ -81,6 +81,8 @@ struct SemaDef {
 
   int find_tensor(std::string_view n) const;
   int find_size_param(std::string_view n) const;
+  // The signature's declaration of tensor `t` (an input or output); null for temporaries.
+  const ast::TensorDecl* declaration(int t) const;
 };
 
 // Checks every def, annotating `program` in place. Defs with errors are still returned

@@ -61,10 +61,7 @@ Expected<SizeMap> sizes_bind(const SemaDef& def, const SizeMap& explicit_sizes,
     if (sig.dtype != T.type)
       return Error{ErrorKind::Sizes, "tensor '" + name + "' must be " + std::string(scalar_type_name(T.type)) + ", but the supplied one is " +
                    std::string(scalar_type_name(sig.dtype))};
-    const ast::TensorDecl* decl = nullptr;
-    const auto& decls = T.role == TensorRole::Input ? def.ast->params : def.ast->outputs;
-    for (const ast::TensorDecl& d : decls)
-      if (d.name == name) decl = &d;
+    const ast::TensorDecl* decl = def.declaration(t);
     if (!decl || !decl->has_shape) {
       if (T.role == TensorRole::Input && sig.shape.size() != 0)
         return Error{ErrorKind::Sizes, "tensor '" + name + "' is 0-d, but the supplied one has shape " + shape_text(sig.shape)};

@@ -191,10 +191,8 @@ std::string mapping_options_to_json(const MappingOptions& o) {
 }
 
 Status mapping_options_validate(const MappingOptions& o) {
-  for (const OptionField& f : option_fields()) {
-    MappingOptions copy;
-    if (Status s = options_table::set(copy, f, options_table::get(o, f)); !s) return s;
-  }
+  for (const OptionField& f : option_fields())
+    if (Status s = options_table::check(f, options_table::get(o, f)); !s) return s;
   if (!o.register_tile.empty() && o.tile.empty())
     return Error{ErrorKind::Options, "registerTile needs tile: the register tiles are cut out of the cache tiles"};
   for (size_t i = 0; i < o.register_tile.size() && i < o.tile.size(); ++i)

@@ -254,6 +254,8 @@ Status option_set(MappingOptions& o, const OptionField& f, std::string_view text
 
 namespace options_table {
 
+Status check(const OptionField& f, const json& v) { return check_value(f, v); }
+
 Status set(MappingOptions& o, const OptionField& f, const json& v) {
   if (Status s = check_value(f, v); !s) return s;
   row_of(f).access.set(o, v);

@@ -10,6 +10,8 @@ namespace tcs::options_table {
 
 using json = nlohmann::ordered_json;
 
+// Whether `value` is allowed for the field (the message names the field and the range).
+Status check(const OptionField& field, const json& value);
 // Checks `value` against the field's row and, when it passes, stores it in `options`.
 Status set(MappingOptions& options, const OptionField& field, const json& value);
 json get(const MappingOptions& options, const OptionField& field);

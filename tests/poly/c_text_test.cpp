@@ -100,6 +100,21 @@ void expect_c_matches_interpreter(const std::shared_ptr<const CheckedFile>& file
   }
 }
 
+// The JIT kernel under the default preset against the interpreter, on seeded inputs.
+void expect_jit_matches_interpreter(const std::shared_ptr<const CheckedFile>& file, const SemaDef& def, uint64_t seed) {
+  auto setup = kernel_setup(file, KernelSpec{def.name, {}, {}});
+  ASSERT_TRUE(setup) << def.name << ": " << setup.error();
+  auto inputs = random_inputs(def, setup->shapes, seed);
+  ASSERT_TRUE(inputs) << inputs.error();
+  auto want = interpret(def, setup->shapes, *inputs);
+  ASSERT_TRUE(want) << want.error();
+  auto compiled = compile_kernel(*setup, *mapping_preset("default", def), CodegenChoice("cpu", {}, true));
+  ASSERT_TRUE(compiled) << compiled.error();
+  auto got = compiled->kernel->run(*inputs);
+  ASSERT_TRUE(got) << got.error();
+  for (const auto& [name, t] : *want) EXPECT_TRUE(compare_tensors(name, got->at(name), t).ok) << def.name << " " << name;
+}
+
 fs::path scratch(const std::string& name) {
   return fs::temp_directory_path() / ("tcs_ctext_" + name + "_" + std::to_string(::getpid()));
 }
@@ -189,18 +204,7 @@ TEST(CTextSemantics, TensorComprehensionsBuiltinsAndBoolOperands) {
   expect_c_matches_interpreter(file, def, {*mapping_preset("naive", def), *mapping_preset("default", def)}, dir);
   fs::remove_all(dir);
 
-  // The JIT kernel agrees too.
-  auto setup = kernel_setup(file, {});
-  ASSERT_TRUE(setup) << setup.error();
-  auto compiled = compile_kernel(*setup, *mapping_preset("default", def), CodegenChoice("cpu", {}, true));
-  ASSERT_TRUE(compiled) << compiled.error();
-  auto inputs = random_inputs(def, setup->shapes, 3);
-  ASSERT_TRUE(inputs);
-  auto want = interpret(def, setup->shapes, *inputs);
-  ASSERT_TRUE(want) << want.error();
-  auto got = compiled->kernel->run(*inputs);
-  ASSERT_TRUE(got) << got.error();
-  for (const auto& [name, t] : *want) EXPECT_TRUE(compare_tensors(name, got->at(name), t).ok) << name;
+  expect_jit_matches_interpreter(file, def, 3);  // the JIT kernel agrees too
 
   // nextafter steps in the result's precision: the next float after 1 is 1 + 2^-23.
   auto one = check_source("n.tc", "def n(float(N) A) -> (O) { O(i) = nextafter(A(i) * 0.0 + 1.0, 2.0) }\n");
@@ -240,17 +244,7 @@ TEST(GuardedReads, PaddingAndShiftsCompileAndRun) {
   fs::path dir = scratch("guarded");
   for (const SemaDef& def : file->defs) {
     expect_c_matches_interpreter(file, def, {*mapping_preset("naive", def), *mapping_preset("default", def)}, dir);
-    auto setup = kernel_setup(file, KernelSpec{def.name, {}, {}});
-    ASSERT_TRUE(setup) << def.name << ": " << setup.error();
-    auto inputs = random_inputs(def, setup->shapes, 2);
-    ASSERT_TRUE(inputs);
-    auto want = interpret(def, setup->shapes, *inputs);
-    ASSERT_TRUE(want) << want.error();
-    auto compiled = compile_kernel(*setup, *mapping_preset("default", def), CodegenChoice("cpu", {}, true));
-    ASSERT_TRUE(compiled) << compiled.error();
-    auto got = compiled->kernel->run(*inputs);
-    ASSERT_TRUE(got) << got.error();
-    for (const auto& [name, t] : *want) EXPECT_TRUE(compare_tensors(name, got->at(name), t).ok) << def.name;
+    expect_jit_matches_interpreter(file, def, 2);
   }
   fs::remove_all(dir);
 

@@ -10,6 +10,7 @@
 #include "views/models/SizesModel.h"
 #include "views/panels/OptionsPanel.h"
 #include "views/service/CompileService.h"
+#include "views/theme/Tables.h"
 
 namespace tcs {
 
@@ -18,12 +19,7 @@ KernelPanel::KernelPanel(QWidget* parent) : QWidget(parent) {
   entry_->setObjectName(QStringLiteral("entry"));
   entry_->setToolTip(tr("The def to compile"));
   sizes_ = new SizesModel(this);
-  sizes_view_ = new QTableView(this);
-  sizes_view_->setObjectName(QStringLiteral("sizes"));
-  sizes_view_->setSelectionBehavior(QAbstractItemView::SelectRows);
-  sizes_view_->verticalHeader()->hide();
-  sizes_view_->horizontalHeader()->setStretchLastSection(true);
-  sizes_view_->setWordWrap(false);
+  sizes_view_ = make_table(this, QStringLiteral("sizes"));
   sizes_view_->setModel(sizes_);
   sizes_view_->setEditTriggers(QAbstractItemView::DoubleClicked | QAbstractItemView::EditKeyPressed |
                                QAbstractItemView::AnyKeyPressed);
