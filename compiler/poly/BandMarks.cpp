@@ -54,4 +54,10 @@ int64_t band_member_span(const isl::schedule_node_band& band, int i) {
   return isl_val_get_num_si(hi.get()) - isl_val_get_num_si(lo.get()) + 1;
 }
 
+int64_t loop_span(PolyJob& job, const isl::schedule_node_band& band, int i, int id) {
+  LoopInfo& info = job.loops[id];
+  if (info.span < 0) info.span = band_member_span(band, i);
+  return info.span;
+}
+
 }  // namespace tcs::poly

@@ -1,11 +1,46 @@
-// Pass 7: isl's AST generator, then the plain LoopNest. Before generating, every band is
-// split into one-member bands, each under a mark with its loop id, so each generated
-// `for` can be traced to exactly one band member even when isl drops degenerate loops.
+// Pass 7: isl's AST generator, then the plain LoopNest. Before generating, band members
+// that scan a single value are dropped (a tile loop over a span shorter than its tile, a
+// point loop whose tile has size 1): isl would find each of them degenerate and emit no
+// loop, but only after paying for it in every set it handles, which on conv2d's three
+// tiling levels was a third of the compile. Then every band is split into one-member
+// bands, each under a mark with its loop id, so each generated `for` can be traced to
+// exactly one band member even when isl drops degenerate loops.
 
 #include "poly/PolyJob.h"
 
 namespace tcs::poly {
 namespace {
+
+// `mark` sits above a band; returns the node at its position: the band without the
+// members that scan one value (under a mark listing the ids left), or the node below when
+// none is left.
+isl::schedule_node drop_single_valued(PolyJob& job, isl::schedule_node mark, bool& dropped_all) {
+  isl::schedule_node_band band = mark.child(0).as<isl::schedule_node_band>();
+  std::vector<int> ids = band_mark_ids(mark_name(mark)), kept;
+  auto mupa = isl::manage(isl_schedule_node_band_get_partial_schedule(band.get()));
+  for (int i = int(ids.size()) - 1; i >= 0; --i) {
+    if (job.loops[ids[size_t(i)]].fixed || loop_span(job, band, i, ids[size_t(i)]) == 1)
+      mupa = isl::manage(isl_multi_union_pw_aff_drop_dims(mupa.release(), isl_dim_set, unsigned(i), 1));
+    else
+      kept.insert(kept.begin(), ids[size_t(i)]);
+  }
+  dropped_all = kept.empty();
+  if (kept.size() == ids.size()) return mark;
+  isl::schedule_node below = node_delete(node_delete(mark));
+  if (kept.empty()) return below;
+  return below.insert_partial_schedule(mupa).insert_mark(band_mark_name(kept));
+}
+
+isl::schedule_node drop_single_valued(PolyJob& job, isl::schedule_node node) {
+  if (node.isa<isl::schedule_node_mark>() && node.child(0).isa<isl::schedule_node_band>() &&
+      !band_mark_ids(mark_name(node)).empty()) {
+    bool dropped_all = false;
+    node = drop_single_valued(job, node, dropped_all);
+    if (dropped_all) return drop_single_valued(job, node);  // what is now here is not visited yet
+  }
+  for (unsigned i = 0, n = node.n_children(); i < n; ++i) node = drop_single_valued(job, node.child(int(i))).parent();
+  return node;
+}
 
 isl::schedule_node split_bands(isl::schedule_node node) {
   if (node.isa<isl::schedule_node_mark>() && node.child(0).isa<isl::schedule_node_band>()) {
@@ -230,7 +265,7 @@ LoopNest build_loop_nest(PolyJob& job) {
   LoopNest nest;
   nest.stmts = job.stmts;
   nest.params = job.def.size_params;
-  isl::schedule s = split_bands(job.schedule.root()).schedule();
+  isl::schedule s = split_bands(drop_single_valued(job, job.schedule.root())).schedule();
   AstConverter converter(job, nest);
   PackBoxes packs{job, converter, std::nullopt};
   isl::ast_build build = isl::ast_build::from_context(job.context);

@@ -34,7 +34,7 @@ class CpuMarker {
     for (size_t i = 0; i < ids.size(); ++i) {
       LoopInfo& info = job_.loops[ids[i]];
       info.coincident = band.member_get_coincident(int(i));
-      int64_t span = band_member_span(band, int(i));
+      int64_t span = loop_span(job_, band, int(i), ids[i]);
       bool runs_more_than_once = span != 1;  // 0: symbolic, assume it does
       if (o_.cpu.parallel && !parallel_above && info.coincident && runs_more_than_once) {
         info.parallel = true;

@@ -9,7 +9,8 @@ struct PolyJob;
 
 // Each pass reads and changes only the PolyJob fields named here (poly/PolyJob.h).
 
-// model. Reads: def, shapes, options.fix_parameters_before_scheduling. Sets: statements
+// model. Reads: def, shapes, options.fix_parameters_before_scheduling. Sets: params and
+// context (size parameters only when they stay symbolic; fixed sizes are numbers), statements
 // (S<k>, S<k>_init) with their domains, reads and writes, the initial schedule (textual
 // order), info (the model as text, notes for over-approximated accesses).
 void build_model(PolyJob& job);
@@ -24,7 +25,7 @@ void compute_schedule(PolyJob& job);
 // tile. Reads: schedule, options.tile, register_tile, tile_imperfectly_nested,
 // intra_tile_fusion, cpu.point_loop_order. Changes: schedule (outermost permutable bands
 // split into tile and point bands, point bands reordered) and loops (roles Tile, Point,
-// RegisterPoint, tile sizes).
+// RegisterPoint, tile sizes, fixed for point loops whose tile has size 1).
 void tile_bands(PolyJob& job);
 // cpu-marks (CPU target). Reads: schedule, loops, options.cpu.parallel, vectorize,
 // vector_width, register_accumulate, unroll. Changes: loops (parallel, vector width,
@@ -34,6 +35,9 @@ void mark_cpu_loops(PolyJob& job);
 // pack<k> mark `depth` loops into each tiled band that reads the tensor, splitting the
 // band there).
 void pack_tensors(PolyJob& job);
+// ast (poly/PolyJob.h build_loop_nest). Reads: schedule, loops, context. Builds the
+// LoopNest from isl's AST of a copy of the schedule without the band members that scan one
+// value (fixed, or a span of 1); the job's schedule is unchanged.
 
 }  // namespace tcs::poly
 

@@ -39,6 +39,8 @@ struct LoopInfo {
   int unroll = 0;
   bool register_tile = false;
   bool accumulate = false;  // the reduction loop around a register tile kept in registers
+  bool fixed = false;       // takes one value inside the enclosing tile (tiled by size 1)
+  int64_t span = -1;        // values it takes over the band's instances (loop_span); -1: not asked yet
 };
 
 // An error in the user's options that only shows once the kernel is known.
@@ -54,8 +56,9 @@ struct PolyJob {
   const MappingOptions& options;
 
   std::vector<PolyStmt> stmts;       // S<k> and S<k>_init, in textual order
-  std::vector<std::string> params;   // the size parameters' names in isl text, in def order
-  isl::set context;                  // values of the size parameters
+  std::vector<std::string> params;   // the size parameters' names in isl text, in def order; empty
+                                     // when sizes are fixed before scheduling (sets hold numbers)
+  isl::set context;                  // values of the size parameters (universe without parameters)
   isl::union_set domain;
   isl::union_map reads, writes;
   isl::union_map flow, anti, output, reduction;
@@ -126,5 +129,7 @@ inline std::string mark_name(const isl::schedule_node& n) {
 // The number of values band member `i` takes over the instances reaching the band: 0 when
 // it is not a known constant (symbolic sizes), else max - min + 1 in schedule units.
 int64_t band_member_span(const isl::schedule_node_band& band, int i);
+// band_member_span of member `i`, whose loop id is `id`, computed once per job.
+int64_t loop_span(PolyJob& job, const isl::schedule_node_band& band, int i, int id);
 
 }  // namespace tcs::poly

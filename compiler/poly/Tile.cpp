@@ -72,6 +72,7 @@ class Tiler {
       }
       point = band.tile(sizes_for(band, o_.tile)).child(0).as<isl::schedule_node_band>();
       point = mark_band(job_, point, LoopRole::Point);
+      mark_fixed(point, o_.tile, ids);
       if (!perfect && o_.intra_tile_fusion == FusionStrategy::Min)
         if (auto distributed = distribute(point)) return climb(*distributed, mark);
     }
@@ -81,9 +82,18 @@ class Tiler {
       for (size_t i = 0; i < pids.size(); ++i) job_.loops[pids[i]].tile_size = reg[i];
       point = point.tile(sizes_for(point, o_.register_tile)).child(0).as<isl::schedule_node_band>();
       point = mark_band(job_, point, LoopRole::RegisterPoint, reg);
+      mark_fixed(point, o_.register_tile, pids);
     }
     if (!o_.cpu.point_loop_order.empty()) point = reorder(point);
     return climb(point, mark);
+  }
+
+  // A point member whose tile has size 1 takes the one value its tile loop gives, as does
+  // one whose outer point was already fixed: the AST generator need not scan it.
+  void mark_fixed(const isl::schedule_node_band& point, const std::vector<int64_t>& sizes, const std::vector<int>& outer) {
+    std::vector<int> ids = band_mark_ids(mark_name(point.parent()));
+    for (size_t i = 0; i < ids.size() && i < outer.size(); ++i)
+      job_.loops[ids[i]].fixed = (i < sizes.size() && sizes[i] == 1) || job_.loops[outer[i]].fixed;
   }
 
   // Back up to the position of the mark we started from.
