@@ -29,6 +29,7 @@ class BenchDef {
 
 inline const std::string kCompileText = "schedule + C text, header sizes";
 inline const std::string kCompileKernel = "schedule + O3 + JIT, header sizes";
+inline const std::string kCompileTextLarge = "schedule + C text, M=N=K=1024";
 
 struct CompileTiming {
   std::string what;
