@@ -27,6 +27,7 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include "lang/ReadSource.h"
 #include "views/code/CodePanel.h"
 #include "views/code/CodeView.h"
 #include "views/service/CompileService.h"
@@ -411,12 +412,15 @@ void MainWindow::jump_to_problem(const QModelIndex& index) {
 // ---------------------------------------------------------------- documents
 
 bool MainWindow::open_file(const QString& path) {
-  QFile f(path);
-  if (!f.open(QIODevice::ReadOnly)) {
-    QMessageBox::warning(this, tr("Open"), tr("Cannot open %1: %2").arg(path, f.errorString()));
+  // The whole file or nothing: a file the editor could show only in part (a NUL byte,
+  // bytes that are not UTF-8, too large) is refused, so saving never writes back less
+  // than was on disk. The open document stays as it was.
+  auto text = read_source_file(QFile::encodeName(path).toStdString());
+  if (!text) {
+    QMessageBox::warning(this, tr("Open"), QString::fromStdString(text.error()));
     return false;
   }
-  set_source(QFileInfo(path).absoluteFilePath(), QString::fromUtf8(f.readAll()));
+  set_source(QFileInfo(path).absoluteFilePath(), QString::fromStdString(*text));
   add_recent(path_);
   return true;
 }

@@ -6,6 +6,7 @@
 
 #include "lang/Lexer.h"
 #include "lang/Parser.h"
+#include "lang/ReadSource.h"
 
 namespace tcs {
 
@@ -33,12 +34,9 @@ std::unique_ptr<CheckedFile> check_source(std::string name, std::string text) {
 }
 
 Expected<std::unique_ptr<CheckedFile>> check_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{ErrorKind::InputFile, "cannot open '" + path + "'"};
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) return Error{ErrorKind::InputFile, "cannot read '" + path + "'"};
-  return check_source(path, ss.str());
+  auto text = read_source_file(path);
+  if (!text) return text.failure();
+  return check_source(path, std::move(*text));
 }
 
 Expected<const SemaDef*> select_entry(const CheckedFile& checked, std::string_view entry) {

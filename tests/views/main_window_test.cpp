@@ -7,11 +7,13 @@
 #include <QDir>
 #include <QLineEdit>
 #include <QListView>
+#include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QTableView>
 #include <QTemporaryDir>
+#include <QTimer>
 #include <QtTest>
 
 #include "views/code/CodeView.h"
@@ -315,6 +317,54 @@ class MainWindowTest : public QObject {
     QFile f(path);
     QVERIFY(f.open(QIODevice::ReadOnly));
     QVERIFY(f.readAll().endsWith("# edited\n"));
+  }
+
+  // Issue 11, defect 1: a file with a NUL byte opened as its first few bytes and was then
+  // saved over. Now every file the editor could show only in part is refused with the
+  // reason, the open document stays, and saving it leaves the refused file alone.
+  void files_that_are_not_text_are_refused_and_never_overwritten() {
+    QTemporaryDir dir;
+    QByteArray def = "def copy(float(N) A) -> (B) {\n    B(i) = A(i)\n}\n";
+    struct Case {
+      const char* name;
+      QByteArray bytes;
+      const char* reason;
+    };
+    QByteArray binary(4096, '\0');
+    for (int i = 0; i < binary.size(); ++i) binary[i] = char((i * 37) & 0xFF);
+    const std::vector<Case> cases = {
+        {"nul.tc", def.left(20) + QByteArray(1, '\0') + def.mid(20), "NUL byte"},
+        {"latin1.tc", "# caf\xE9\n" + def, "not UTF-8"},
+        {"binary.tc", "# x\n" + binary, "NUL byte"},
+    };
+    QString own = dir.filePath("matmul.tc");
+    QVERIFY(QFile::copy(QStringLiteral(TCS_EXAMPLES_DIR) + "/matmul.tc", own));
+    MainWindow w(QStringLiteral(TCS_EXAMPLES_DIR));
+    QVERIFY(w.open_file(own));
+    QString shown = w.editor()->text(), title = w.windowTitle();
+    for (const Case& c : cases) {
+      QString path = dir.filePath(c.name);
+      {
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(c.bytes);
+      }
+      QString message;
+      QTimer::singleShot(0, [&] {  // the refusal is a modal box: read it and close it
+        if (auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget())) {
+          message = box->text();
+          box->accept();
+        }
+      });
+      QVERIFY(!w.open_file(path));
+      QVERIFY2(message.contains(c.reason) && message.contains(c.name), qPrintable(message));
+      QCOMPARE(w.editor()->text(), shown);
+      QCOMPARE(w.windowTitle(), title);
+      QVERIFY(w.save_to(own));  // the document on screen goes to its own file
+      QFile f(path);
+      QVERIFY(f.open(QIODevice::ReadOnly));
+      QCOMPARE(f.readAll(), c.bytes);
+    }
   }
 };
 
