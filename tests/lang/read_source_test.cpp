@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include <unistd.h>
+
 #include "lang/Frontend.h"
 #include "lang/ReadSource.h"
 
