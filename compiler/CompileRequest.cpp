@@ -20,6 +20,7 @@ std::string compile_request_to_json(const CompileRequest& r) {
   j["target"] = r.target;
   j["emit"] = r.text_kinds;
   j["build_kernel"] = r.build_kernel;
+  j["symbolic_sizes"] = r.symbolic_sizes;
   return j.dump();
 }
 
@@ -57,10 +58,11 @@ Expected<CompileRequest> compile_request_from_json(std::string_view text) {
       r.text_kinds.push_back(k.get<std::string>());
     }
   }
-  if (j.contains("build_kernel")) {
-    if (!j["build_kernel"].is_boolean()) return bad("'build_kernel' must be true or false");
-    r.build_kernel = j["build_kernel"].get<bool>();
-  }
+  for (auto [key, out] : {std::pair{"build_kernel", &r.build_kernel}, {"symbolic_sizes", &r.symbolic_sizes}})
+    if (j.contains(key)) {
+      if (!j[key].is_boolean()) return bad(std::string("'") + key + "' must be true or false");
+      *out = j[key].get<bool>();
+    }
   return r;
 }
 

@@ -72,7 +72,8 @@ Expected<CompileResult> compile_kernel(const KernelSetup& setup, const MappingOp
   r.setup = setup;
   r.options = options;
   r.target = target->name;
-  auto lowered = lower_to_loop_nest(*setup.def, setup.shapes, options, target->mapping_passes, hooks.cancel);
+  auto lowered =
+      lower_to_loop_nest(*setup.def, setup.shapes, options, target->mapping_passes, hooks.cancel, choice.symbolic_sizes);
   if (!lowered) return lowered.failure();
   r.lowering = std::move(*lowered);
   for (const PassSnapshot& p : r.lowering.passes) r.timings.push_back({p.pass, p.milliseconds});
@@ -85,6 +86,7 @@ Expected<CompileResult> compile_kernel(const KernelSetup& setup, const MappingOp
   in.build_kernel = choice.build_kernel;
   in.object_cpu = choice.object_cpu;
   in.object_prefix = choice.object_prefix;
+  in.symbolic_sizes = choice.symbolic_sizes;
   in.cancel = hooks.cancel;
   if (hooks.early)
     in.early = [&](const std::map<std::string, GeneratedText>& texts, const std::vector<PhaseTime>& timings) {
@@ -112,7 +114,9 @@ Expected<CompileResult> compile(const CompileRequest& req, const CompileHooks& h
   if (!setup) return setup.failure();
   auto options = kernel_options(*setup->def, req.options);
   if (!options) return options.failure();
-  return compile_kernel(*setup, *options, CodegenChoice{req.target, req.text_kinds, req.build_kernel}, hooks);
+  CodegenChoice choice{req.target, req.text_kinds, req.build_kernel};
+  choice.symbolic_sizes = req.symbolic_sizes;
+  return compile_kernel(*setup, *options, choice, hooks);
 }
 
 }  // namespace tcs

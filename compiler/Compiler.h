@@ -31,10 +31,11 @@ struct CompileRequest {
   std::string target = "cpu";
   std::vector<std::string> text_kinds = {"c"};  // text kinds: "c", "llvm", "asm"
   bool build_kernel = false;
+  bool symbolic_sizes = false;                  // see CodegenChoice
 };
 
 // {"file_name", "source", "entry", "sizes": {NAME: INT}, "preset", "options": {...},
-//  "target", "emit": [...], "build_kernel"}; errors are InputFile errors naming the field.
+//  "target", "emit": [...], "build_kernel", "symbolic_sizes"}; errors are InputFile errors naming the field.
 std::string compile_request_to_json(const CompileRequest& request);
 Expected<CompileRequest> compile_request_from_json(std::string_view text);
 
@@ -74,6 +75,9 @@ struct CodegenChoice {
   std::vector<std::string> text_kinds;
   bool build_kernel;
   std::string object_cpu, object_prefix;  // an object file too (export); see targets/Target.h
+  // The generated code takes the sizes as arguments and holds for every size satisfying
+  // size_conditions (lower_to_loop_nest); the setup's sizes only guide the choices.
+  bool symbolic_sizes = false;
 };
 Expected<CompileResult> compile_kernel(const KernelSetup& setup, const MappingOptions& options,
                                        const CodegenChoice& choice, const CompileHooks& hooks = {});

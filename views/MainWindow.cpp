@@ -30,6 +30,7 @@
 #include "lang/ReadSource.h"
 #include "views/code/CodePanel.h"
 #include "views/code/CodeView.h"
+#include "views/dialogs/ExportDialog.h"
 #include "views/service/CompileService.h"
 #include "views/models/DiagnosticsModel.h"
 #include "views/panels/DiffPanel.h"
@@ -289,13 +290,12 @@ void MainWindow::submit(bool run) {
   timings_label_->setText(tr("compiling..."));
 }
 
-QString MainWindow::export_to(const QString& dir) {
+QString MainWindow::export_to(const QString& dir, ExportSettings settings) {
   KernelSetup setup;
   MappingOptions options;
   auto prepared = prepare_outcome(current_job(false), &setup, &options);
   if (prepared->error) return QString::fromStdString(prepared->error->message);
   if (!setup.def) return tr("there is no def to export");
-  ExportSettings settings;
   settings.source_name = prepared->checked->file.name();
   QApplication::setOverrideCursor(Qt::WaitCursor);
   auto bundle = export_bundle(setup, options, settings);
@@ -306,10 +306,15 @@ QString MainWindow::export_to(const QString& dir) {
 }
 
 void MainWindow::export_dialog() {
-  QString dir = QFileDialog::getExistingDirectory(this, tr("Export the kernel into a folder"),
-                                                  path_.isEmpty() ? QDir::homePath() : QFileInfo(path_).absolutePath());
-  if (dir.isEmpty()) return;
-  QString problem = export_to(dir);
+  KernelSetup setup;
+  MappingOptions options;
+  prepare_outcome(current_job(false), &setup, &options);  // for the sizes shown; export_to reports problems
+  QString sizes = setup.def ? QString::fromStdString(sizes_describe(*setup.def, setup.shapes.sizes)) : tr("the sizes shown");
+  QString start = path_.isEmpty() ? QDir::homePath() : QFileInfo(path_).absolutePath();
+  ExportDialog dialog(start + "/" + QString::fromStdString(setup.def ? setup.def->name : "kernel"), sizes, this);
+  if (dialog.exec() != QDialog::Accepted) return;
+  QString dir = dialog.folder();
+  QString problem = export_to(dir, dialog.settings());
   if (!problem.isEmpty()) {
     QMessageBox::warning(this, tr("Export"), tr("Cannot export: %1").arg(problem));
     return;

@@ -9,6 +9,7 @@
 #include <QMainWindow>
 #include <memory>
 
+#include "export/Export.h"
 #include "views/code/CodeLinks.h"
 
 class QComboBox;
@@ -51,7 +52,7 @@ class MainWindow : public QMainWindow {
   bool save_to(const QString& path);
   // Exports the kernel as the panels describe it (entry, sizes, options) into `dir`, the
   // same bundle as `tcstudio-cli export`; returns an empty string or what went wrong.
-  QString export_to(const QString& dir);
+  QString export_to(const QString& dir, ExportSettings settings = {});
   void compile_now();
   void run_with_check();
   void set_dark(bool dark);

@@ -10,7 +10,7 @@ namespace tcs::cli {
 static const char* kCompileHelp = R"(usage: tcstudio-cli compile FILE.tc [--entry NAME] [--size NAME=INT ...]
                            [--options FILE.json | --preset NAME] [--target cpu]
                            [--emit model|schedule|ast|c|llvm|asm] [--dump-after PASS]
-                           [--time-passes]
+                           [--symbolic-sizes] [--time-passes]
 
 Compiles a def for the given sizes (from --size, then the file's "# sizes:" header) and
 prints one intermediate form.
@@ -22,6 +22,9 @@ prints one intermediate form.
                        LLVM IR; asm: x86 assembly (default: c)
   --dump-after PASS    print the schedule tree after PASS (model, dependences, schedule,
                        tile, cpu-marks, ast) instead
+  --symbolic-sizes     keep the sizes as parameters of the generated code (it then holds
+                       for every valid size; the given sizes only guide tiling choices),
+                       as `export --symbolic-sizes` does
   --time-passes        print each phase's time on stderr
 )";
 
@@ -35,6 +38,7 @@ int command_compile(const std::vector<std::string>& argv) {
                                {"target", true},
                                {"emit", true},
                                {"dump-after", true},
+                               {"symbolic-sizes", false},
                                {"time-passes", false}},
                               "compile", kCompileHelp);
   if (auto* code = std::get_if<int>(&parsed)) return *code;
@@ -74,6 +78,7 @@ int command_compile(const std::vector<std::string>& argv) {
   if (auto* code = std::get_if<int>(&options)) return *code;
 
   CodegenChoice choice{target->name, is_text ? std::vector<std::string>{emit} : std::vector<std::string>{}, false};
+  choice.symbolic_sizes = args.has("symbolic-sizes");
   auto result = compile_kernel(k, std::get<MappingOptions>(options), choice);
   if (!result) {
     std::cerr << "error: " << result.error() << "\n";

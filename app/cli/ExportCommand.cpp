@@ -9,15 +9,20 @@ namespace tcs::cli {
 
 static const char* kExportHelp = R"(usage: tcstudio-cli export FILE.tc [--entry NAME] [--size NAME=INT ...]
                           [--options FILE.json | --preset NAME] --out DIR [--cpu NAME]
+                          [--symbolic-sizes]
 
 Writes a kernel as a bundle for your own C or C++ project into DIR: NAME.h (the C
 signature), NAME.c (readable C), NAME.o (compiled by LLVM) with its glue NAME_object.c,
 a CMakeLists.txt that builds a static library NAME from either, example.c (runs NAME on
-.npy files) and a README. Sizes are fixed at export (--size, else the # sizes: header).
+.npy files) and a README. Sizes are fixed at export (--size, else the # sizes: header)
+unless --symbolic-sizes leaves them as arguments.
 
-  --out DIR     the bundle's folder (created if missing)
-  --cpu NAME    the CPU NAME.o is compiled for: host (default), or an LLVM CPU name such
-                as x86-64-v3, skylake-avx512, znver4
+  --out DIR          the bundle's folder (created if missing)
+  --cpu NAME         the CPU NAME.o is compiled for: host (default), or an LLVM CPU name
+                     such as x86-64-v3, skylake-avx512, znver4
+  --symbolic-sizes   NAME takes the sizes as arguments and runs on any sizes the kernel
+                     accepts (it returns 1 on others); the given sizes only choose tiles.
+                     Kernels whose ranges are not affine in their sizes need fixed sizes
 )";
 
 int command_export(const std::vector<std::string>& argv) {
@@ -27,7 +32,8 @@ int command_export(const std::vector<std::string>& argv) {
                                {"options", true},
                                {"preset", true},
                                {"out", true},
-                               {"cpu", true}},
+                               {"cpu", true},
+                               {"symbolic-sizes", false}},
                               "export", kExportHelp);
   if (auto* code = std::get_if<int>(&parsed)) return *code;
   const ParsedArgs& args = std::get<ParsedArgs>(parsed);
@@ -44,6 +50,7 @@ int command_export(const std::vector<std::string>& argv) {
   ExportSettings settings;
   settings.cpu = args.get("cpu").value_or("host");
   settings.source_name = args.positional[0];
+  settings.symbolic_sizes = args.has("symbolic-sizes");
   auto bundle = export_bundle(k, std::get<MappingOptions>(options), settings);
   if (!bundle) {
     std::cerr << "error: " << bundle.error() << "\n";

@@ -34,7 +34,8 @@ namespace tcs {
 
 struct CpuKernel::Impl {
   std::unique_ptr<llvm::orc::LLJIT> jit;
-  int32_t (*entry)(void**, void*) = nullptr;
+  int32_t (*entry)(void**, void*, const int64_t*) = nullptr;
+  std::vector<int64_t> sizes;  // the kernel's sizes in SemaDef::size_params order
 };
 
 CpuKernel::CpuKernel(const SemaDef& def, const DefShapes& shapes, std::unique_ptr<Impl> impl)
@@ -51,11 +52,13 @@ void CpuKernel::set_threads(int threads) {
 int CpuKernel::threads() const { return pool_->threads(); }
 
 Status CpuKernel::run_pointers(void* const* buffers, ThreadPool* pool) const {
-  int32_t err = impl_->entry(const_cast<void**>(buffers), pool ? pool : pool_.get());
+  int32_t err = impl_->entry(const_cast<void**>(buffers), pool ? pool : pool_.get(), impl_->sizes.data());
   if (err & kErrSubscriptOutOfRange)
     return Error{ErrorKind::RuntimeFault, "a data-dependent subscript of '" + def().name +
                  "' was out of range (the compiled kernel read the first element instead)"};
   if (err & kErrDivisionByZero) return Error{ErrorKind::RuntimeFault, "integer division by zero in '" + def().name + "'"};
+  if (err & kErrSizes)
+    return Error{ErrorKind::Sizes, "the sizes break a condition of '" + def().name + "' (size_conditions); nothing ran"};
   return success();
 }
 
@@ -232,7 +235,7 @@ Expected<CpuCodegenResult> cpu_codegen(const CpuCodegenRequest& req) {
   // Optimisation remarks and warnings ("loop not vectorised") are not the user's errors;
   // keep them off stderr.
   ctx->setDiagnosticHandlerCallBack([](const llvm::DiagnosticInfo*, void*) {});
-  LlvmEmitRequest er{req.def, req.shapes, req.nest, req.node_lines, req.def->name + ".c"};
+  LlvmEmitRequest er{req.def, req.shapes, req.nest, req.node_lines, req.def->name + ".c", req.symbolic_sizes};
   std::unique_ptr<llvm::Module> module = emit_llvm_module(*ctx, er);
   std::string verify;
   llvm::raw_string_ostream vos(verify);
@@ -291,7 +294,8 @@ Expected<CpuCodegenResult> cpu_codegen(const CpuCodegenRequest& req) {
   auto sym = (*jit)->lookup(kKernelSymbol);
   if (!sym) return Error{ErrorKind::Internal, "JIT: " + llvm::toString(sym.takeError())};
   auto impl = std::make_unique<CpuKernel::Impl>();
-  impl->entry = sym->toPtr<int32_t (*)(void**, void*)>();
+  impl->entry = sym->toPtr<int32_t (*)(void**, void*, const int64_t*)>();
+  for (const std::string& p : req.def->size_params) impl->sizes.push_back(req.shapes->sizes.at(p));
   impl->jit = std::move(*jit);
   result.kernel = std::make_shared<CpuKernel>(*req.def, *req.shapes, std::move(impl));
   result.timings.push_back({"jit", ms_since(t0)});

@@ -52,11 +52,12 @@ struct CpuCodegenRequest {
   bool emit_asm = false;
   bool build_kernel = true;
   // An object file for a C or C++ project: for this LLVM CPU name ("host": this machine),
-  // its entry `<prefix>_entry(void** buffers, void* pool)` (buffers in SemaDef::tensors
-  // order; returns the error bits of LlvmEmitter.h), and every symbol it needs from
+  // its entry `<prefix>_entry(void** buffers, void* pool, const int64_t* sizes)` (as
+  // kKernelSymbol in LlvmEmitter.h), and every symbol it needs from
   // outside libc and libm prefixed too: `<prefix>_parallel_for` and `<prefix>_builtin_<name>`.
   std::string object_cpu;  // empty: no object
   std::string object_prefix;
+  bool symbolic_sizes = false;  // the nest keeps its sizes as parameters: the entry reads them
 };
 
 struct CpuCodegenResult {

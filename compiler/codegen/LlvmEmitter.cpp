@@ -44,12 +44,26 @@ std::unique_ptr<llvm::Module> Emitter::run() {
   emit_children(nest_.root.children, body);
   B.CreateRetVoid();
 
-  // The entry point unpacks the buffer array and returns the error bits.
-  auto* entry_type = llvm::FunctionType::get(i32_, {ptr_, ptr_}, false);
+  // The entry point unpacks the buffer array and returns the error bits. With symbolic
+  // sizes it first checks them (size_conditions) and runs nothing when one fails.
+  auto* entry_type = llvm::FunctionType::get(i32_, {ptr_, ptr_, ptr_}, false);
   llvm::Function* entry = llvm::Function::Create(entry_type, llvm::Function::ExternalLinkage, kKernelSymbol, *module_);
   entry->addFnAttr(llvm::Attribute::NoUnwind);
   B.SetInsertPoint(llvm::BasicBlock::Create(C, "entry", entry));
   B.SetCurrentDebugLocation(llvm::DebugLoc());
+  if (layout_.symbolic) {
+    Env check;
+    check.sizes = entry->getArg(2);
+    llvm::Value* bad = B.getFalse();
+    for (const SizeCondition& c : size_conditions(def_))
+      bad = B.CreateOr(bad, B.CreateICmpSLT(sym(c.nonnegative, check), B.getInt64(0)));
+    auto* refuse = llvm::BasicBlock::Create(C, "sizes.bad", entry);
+    auto* run = llvm::BasicBlock::Create(C, "sizes.ok", entry);
+    B.CreateCondBr(bad, refuse, run);
+    B.SetInsertPoint(refuse);
+    B.CreateRet(B.getInt32(kErrSizes));
+    B.SetInsertPoint(run);
+  }
   llvm::Value* err = B.CreateAlloca(i32_, nullptr, "err");
   B.CreateStore(B.getInt32(0), err);
   std::vector<llvm::Value*> args;
@@ -58,6 +72,7 @@ std::unique_ptr<llvm::Module> Emitter::run() {
   for (size_t p = 0; p < nest_.packs.size(); ++p) args.push_back(llvm::ConstantPointerNull::get(ptr_));
   args.push_back(err);
   args.push_back(entry->getArg(1));
+  if (layout_.symbolic) args.push_back(entry->getArg(2));
   B.CreateCall(body.fn, args);
   B.CreateRet(B.CreateLoad(i32_, err));
   dib_.finalize();
@@ -66,7 +81,7 @@ std::unique_ptr<llvm::Module> Emitter::run() {
 
 Emitter::Env Emitter::make_impl(const std::string& name, const std::vector<std::string>& extra) {
   size_t ns = slots();
-  std::vector<llvm::Type*> params(ns + 2, ptr_);
+  std::vector<llvm::Type*> params(ns + common_args(), ptr_);
   for (size_t i = 0; i < extra.size(); ++i) params.push_back(i64_);
   auto* type = llvm::FunctionType::get(B.getVoidTy(), params, false);
   Env env;
@@ -82,7 +97,13 @@ Emitter::Env Emitter::make_impl(const std::string& name, const std::vector<std::
   env.err->setName("err");
   env.pool = env.fn->getArg(unsigned(ns + 1));
   env.pool->setName("pool");
-  for (size_t i = 0; i < extra.size(); ++i) env.fn->getArg(unsigned(ns + 2 + i))->setName(extra[i]);
+  if (layout_.symbolic) {
+    env.sizes = env.fn->getArg(unsigned(ns + 2));
+    env.sizes->setName("sizes");
+    env.fn->addParamAttr(unsigned(ns + 2), llvm::Attribute::NoAlias);
+    env.fn->addParamAttr(unsigned(ns + 2), llvm::Attribute::ReadOnly);
+  }
+  for (size_t i = 0; i < extra.size(); ++i) env.fn->getArg(unsigned(ns + common_args() + i))->setName(extra[i]);
   env.iters.assign(nest_.iter_names.size(), nullptr);
   auto* sub_type = dib_.createSubroutineType(dib_.getOrCreateTypeArray({}));
   env.sp = dib_.createFunction(file_, name, name, file_, 1, sub_type, 1, llvm::DINode::FlagZero,
@@ -123,7 +144,7 @@ llvm::Value* Emitter::lx(const LExpr& e, Env& env) {
   switch (e.op) {
     case Op::Int: return B.getInt64(uint64_t(e.value));
     case Op::Iter: return env.iters[size_t(e.value)];
-    case Op::Param: return B.getInt64(uint64_t(shapes_.sizes.at(nest_.params[size_t(e.value)])));
+    case Op::Param: return sym(layout_.sizes[size_t(e.value)], env);
     case Op::Add: return B.CreateNSWAdd(a(0), a(1));
     case Op::Sub: return B.CreateNSWSub(a(0), a(1));
     case Op::Mul: return B.CreateNSWMul(a(0), a(1));
@@ -210,8 +231,8 @@ void Emitter::emit_parallel_for(const LoopNode& n, Env& env) {
       B.CreateICmpSLE(lo, hi),
       B.CreateAdd(B.CreateSDiv(B.CreateSub(hi, lo), B.getInt64(uint64_t(n.stride))), B.getInt64(1)), B.getInt64(0));
 
-  size_t nt = slots(), ni = nest_.iter_names.size();
-  std::vector<llvm::Type*> fields(nt + 2, ptr_);
+  size_t nt = slots(), ni = nest_.iter_names.size(), na = nt + common_args();
+  std::vector<llvm::Type*> fields(na, ptr_);
   for (size_t i = 0; i < ni + 1; ++i) fields.push_back(i64_);
   auto* ctx_type = llvm::StructType::get(C, fields);
   llvm::IRBuilder<> entry_builder(&env.fn->getEntryBlock(), env.fn->getEntryBlock().begin());
@@ -219,9 +240,10 @@ void Emitter::emit_parallel_for(const LoopNode& n, Env& env) {
   for (size_t t = 0; t < nt; ++t) B.CreateStore(env.tensors[t], B.CreateStructGEP(ctx_type, ctx, unsigned(t)));
   B.CreateStore(env.err, B.CreateStructGEP(ctx_type, ctx, unsigned(nt)));
   B.CreateStore(env.pool, B.CreateStructGEP(ctx_type, ctx, unsigned(nt + 1)));
+  if (layout_.symbolic) B.CreateStore(env.sizes, B.CreateStructGEP(ctx_type, ctx, unsigned(nt + 2)));
   for (size_t i = 0; i < ni; ++i)
-    B.CreateStore(env.iters[i] ? env.iters[i] : B.getInt64(0), B.CreateStructGEP(ctx_type, ctx, unsigned(nt + 2 + i)));
-  B.CreateStore(lo, B.CreateStructGEP(ctx_type, ctx, unsigned(nt + 2 + ni)));
+    B.CreateStore(env.iters[i] ? env.iters[i] : B.getInt64(0), B.CreateStructGEP(ctx_type, ctx, unsigned(na + i)));
+  B.CreateStore(lo, B.CreateStructGEP(ctx_type, ctx, unsigned(na + ni)));
 
   // The implementation: noalias tensors, iterators by value, [begin, end).
   llvm::IRBuilderBase::InsertPoint saved = B.saveIP();
@@ -234,10 +256,10 @@ void Emitter::emit_parallel_for(const LoopNode& n, Env& env) {
   Env inner = make_impl(name + "_body", extra);
   inner.in_parallel = true;
   for (size_t i = 0; i < ni; ++i)
-    if (env.iters[i]) inner.iters[i] = inner.fn->getArg(unsigned(nt + 2 + i));
-  llvm::Value* first = inner.fn->getArg(unsigned(nt + 2 + ni));
-  llvm::Value* begin = inner.fn->getArg(unsigned(nt + 3 + ni));
-  llvm::Value* end = inner.fn->getArg(unsigned(nt + 4 + ni));
+    if (env.iters[i]) inner.iters[i] = inner.fn->getArg(unsigned(na + i));
+  llvm::Value* first = inner.fn->getArg(unsigned(na + ni));
+  llvm::Value* begin = inner.fn->getArg(unsigned(na + ni + 1));
+  llvm::Value* end = inner.fn->getArg(unsigned(na + ni + 2));
   locate(n, inner);
   LoopNode chunk = n;  // the same loop over the chunk's iterations
   chunk.stride = 1;
@@ -331,15 +353,46 @@ int Emitter::read_slot(int t) const {
   return site < 0 ? t : int(def_.tensors.size()) + site;
 }
 
-std::vector<int64_t> Emitter::read_strides(int t) const {
+std::vector<std::optional<int64_t>> Emitter::read_strides(int t) const {
   int site = pack_of_.empty() ? -1 : pack_of_[size_t(t)];
-  if (site < 0) return shapes_.tensors[size_t(t)].strides();
-  return nest_.packs[size_t(site)].strides();
+  std::vector<std::optional<int64_t>> r;
+  if (site < 0)
+    for (size_t d = 0; d < layout_.tensors[size_t(t)].stride.size(); ++d) r.push_back(layout_.constant_stride(t, d));
+  else
+    for (int64_t s : nest_.packs[size_t(site)].strides()) r.push_back(s);
+  return r;
+}
+
+llvm::Value* Emitter::sym(const SymExpr& e, Env& env) {
+  llvm::Value* v = B.getInt64(uint64_t(e.constant_term()));
+  for (const SymExpr::Term& t : e.terms()) {
+    const SymAtom& a = *t.atom;
+    llvm::Value* x = nullptr;
+    switch (a.kind) {
+      case SymAtom::Param: {
+        int p = def_.find_size_param(a.name);
+        x = B.CreateLoad(i64_, B.CreateConstInBoundsGEP1_64(i64_, env.sizes, uint64_t(p)), a.name);
+        break;
+      }
+      case SymAtom::Min: x = B.CreateBinaryIntrinsic(llvm::Intrinsic::smin, sym(a.operands[0], env), sym(a.operands[1], env)); break;
+      case SymAtom::Max: x = B.CreateBinaryIntrinsic(llvm::Intrinsic::smax, sym(a.operands[0], env), sym(a.operands[1], env)); break;
+      case SymAtom::FloorDiv: {
+        llvm::Value* n = sym(a.operands[0], env);
+        llvm::Value* q = B.CreateSDiv(n, B.getInt64(uint64_t(a.divisor)));
+        llvm::Value* r = B.CreateSRem(n, B.getInt64(uint64_t(a.divisor)));
+        x = B.CreateSub(q, B.CreateZExt(B.CreateICmpSLT(r, B.getInt64(0)), i64_));  // divisor > 0
+        break;
+      }
+      case SymAtom::Product: x = B.CreateMul(sym(a.operands[0], env), sym(a.operands[1], env)); break;
+    }
+    v = B.CreateAdd(v, B.CreateMul(x, B.getInt64(uint64_t(t.coef))));
+  }
+  return v;
 }
 
 llvm::Value* Emitter::read_offset_of(int t, const std::vector<llvm::Value*>& coords, Env& env) {
   int site = pack_of_.empty() ? -1 : pack_of_[size_t(t)];
-  if (site < 0) return offset(t, coords);
+  if (site < 0) return offset(t, coords, env);
   const PackSite& p = nest_.packs[size_t(site)];
   std::vector<int64_t> strides = p.strides();
   llvm::Value* off = B.getInt64(0);
@@ -352,8 +405,8 @@ llvm::Value* Emitter::read_offset_of(int t, const std::vector<llvm::Value*>& coo
 
 void Emitter::emit_pack(const LoopNode& n, Env& env) {
   const PackSite& p = nest_.packs[size_t(n.pack)];
-  const TensorShape& sh = shapes_.tensors[size_t(p.tensor)];
-  std::vector<int64_t> tstrides = sh.strides(), pstrides = p.strides();
+  const TensorLayout& sh = layout_.tensors[size_t(p.tensor)];
+  std::vector<int64_t> pstrides = p.strides();
   int slot = int(def_.tensors.size()) + n.pack;
   llvm::Type* elem = mem_type(def_.tensors[size_t(p.tensor)].type);
   {  // the buffer: on the stack of the function running the loops (each thread its own)
@@ -373,8 +426,8 @@ void Emitter::emit_pack(const LoopNode& n, Env& env) {
       llvm::Value* src = B.getInt64(0);
       llvm::Value* dst = B.getInt64(0);
       for (size_t k = 0; k < d; ++k) {
-        llvm::Value* c = B.CreateNSWSub(B.CreateNSWAdd(origin[k], j[k]), B.getInt64(uint64_t(sh.min[k])));
-        src = B.CreateNSWAdd(src, B.CreateNSWMul(c, B.getInt64(uint64_t(tstrides[k]))));
+        llvm::Value* c = B.CreateNSWSub(B.CreateNSWAdd(origin[k], j[k]), sym(sh.lo[k], env));
+        src = B.CreateNSWAdd(src, B.CreateNSWMul(c, sym(sh.stride[k], env)));
         dst = B.CreateNSWAdd(dst, B.CreateNSWMul(j[k], B.getInt64(uint64_t(pstrides[k]))));
       }
       llvm::Value* v = B.CreateLoad(elem, B.CreateInBoundsGEP(elem, env.tensors[size_t(p.tensor)], src));
@@ -382,8 +435,8 @@ void Emitter::emit_pack(const LoopNode& n, Env& env) {
       return;
     }
     llvm::Value* lo = B.CreateBinaryIntrinsic(llvm::Intrinsic::smax, B.getInt64(0),
-                                              B.CreateNSWSub(B.getInt64(uint64_t(sh.min[d])), origin[d]));
-    llvm::Value* end = B.CreateNSWSub(B.getInt64(uint64_t(sh.min[d] + sh.extent[d])), origin[d]);
+                                              B.CreateNSWSub(sym(sh.lo[d], env), origin[d]));
+    llvm::Value* end = B.CreateNSWSub(sym(sh.lo[d] + sh.extent[d], env), origin[d]);
     llvm::Value* hi = B.CreateNSWSub(B.CreateBinaryIntrinsic(llvm::Intrinsic::smin, B.getInt64(uint64_t(p.size[d])), end),
                                      B.getInt64(1));
     LoopNode loop;
@@ -401,14 +454,13 @@ void Emitter::emit_pack(const LoopNode& n, Env& env) {
   pack_of_[size_t(p.tensor)] = saved;
 }
 
-llvm::Value* Emitter::offset(int t, const std::vector<llvm::Value*>& coords) {
-  std::vector<int64_t> strides = shapes_.tensors[size_t(t)].strides();
-  const TensorShape& sh = shapes_.tensors[size_t(t)];
+llvm::Value* Emitter::offset(int t, const std::vector<llvm::Value*>& coords, Env& env) {
+  const TensorLayout& l = layout_.tensors[size_t(t)];
   llvm::Value* off = B.getInt64(0);
   for (size_t d = 0; d < coords.size(); ++d) {
     llvm::Value* c = coords[d];
-    if (sh.min[d] != 0) c = B.CreateNSWSub(c, B.getInt64(uint64_t(sh.min[d])));
-    off = B.CreateNSWAdd(off, B.CreateNSWMul(c, B.getInt64(uint64_t(strides[d]))));
+    if (!(l.lo[d] == SymExpr(0))) c = B.CreateNSWSub(c, sym(l.lo[d], env));
+    off = B.CreateNSWAdd(off, B.CreateNSWMul(c, sym(l.stride[d], env)));
   }
   return off;
 }

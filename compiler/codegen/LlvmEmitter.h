@@ -16,12 +16,16 @@ class Module;
 
 namespace tcs {
 
-// The kernel's entry point: int32_t tcs_kernel(void** buffers, void* pool). `buffers` has
-// one pointer per tensor of the def, in SemaDef::tensors order; `pool` is a ThreadPool or
-// null. The result is 0, or a bit set of the run-time errors below.
+// The kernel's entry point: int32_t tcs_kernel(void** buffers, void* pool, const int64_t*
+// sizes). `buffers` has one pointer per tensor of the def, in SemaDef::tensors order;
+// `pool` is a ThreadPool or null; `sizes` holds the def's sizes in SemaDef::size_params
+// order and is read only by a kernel emitted with symbolic sizes. The result is 0, or a
+// bit set of the run-time errors below (with symbolic sizes, kErrSizes and nothing run when
+// the sizes break one of size_conditions).
 inline constexpr const char* kKernelSymbol = "tcs_kernel";
 inline constexpr int kErrSubscriptOutOfRange = 1;
 inline constexpr int kErrDivisionByZero = 2;
+inline constexpr int kErrSizes = 4;
 
 struct LlvmEmitRequest {
   const SemaDef* def = nullptr;
@@ -31,6 +35,7 @@ struct LlvmEmitRequest {
   // and assembly lines map back to schedule loops and statements through the C text.
   const std::map<const LoopNode*, int>* node_lines = nullptr;
   std::string c_file_name = "kernel.c";
+  bool symbolic_sizes = false;  // sizes come from the entry's `sizes` argument (Layout.h)
 };
 
 std::unique_ptr<llvm::Module> emit_llvm_module(llvm::LLVMContext& ctx, const LlvmEmitRequest& req);

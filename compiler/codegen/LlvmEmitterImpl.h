@@ -12,6 +12,7 @@
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Module.h>
 
+#include "codegen/Layout.h"
 #include "codegen/LlvmEmitter.h"
 #include "codegen/StmtSemantics.h"
 
@@ -25,7 +26,7 @@ class Emitter {
  public:
   Emitter(llvm::LLVMContext& c, const LlvmEmitRequest& r)
       : C(c), req_(r), def_(*r.def), shapes_(*r.shapes), nest_(*r.nest),
-        module_(std::make_unique<llvm::Module>("tcs_" + r.def->name, c)), B(c), dib_(*module_) {}
+        layout_(kernel_layout(*r.def, *r.shapes, r.symbolic_sizes)), module_(std::make_unique<llvm::Module>("tcs_" + r.def->name, c)), B(c), dib_(*module_) {}
 
   std::unique_ptr<llvm::Module> run();
 
@@ -36,12 +37,14 @@ class Emitter {
     std::vector<llvm::Value*> tensors;
     llvm::Value* err = nullptr;
     llvm::Value* pool = nullptr;
+    llvm::Value* sizes = nullptr;  // symbolic sizes: the i64 array of the entry's `sizes`
     std::vector<llvm::Value*> iters;  // by iterator number; null where not in scope
     bool in_parallel = false;
     std::vector<llvm::Value*> stmt_args;  // the current statement's index values (i64)
   };
 
-  // A function taking (tensors..., err, pool, extra i64...) with noalias tensors.
+  // A function taking (tensors..., err, pool, [sizes,] extra i64...) with noalias tensors;
+  // `sizes` only when the sizes are symbolic.
   Env make_impl(const std::string& name, const std::vector<std::string>& extra);
 
   void locate(const LoopNode& n, const Env& env);
@@ -51,6 +54,12 @@ class Emitter {
   void emit(const LoopNode& n, Env& env);
 
   // ---- loop control (LlvmEmitter.cpp) -------------------------------------------------
+
+  // The pointer arguments every function takes before its own: err, pool and, with
+  // symbolic sizes, sizes.
+  size_t common_args() const { return layout_.symbolic ? 3 : 2; }
+  // A size expression (Layout.h): a constant, or built from the sizes array.
+  llvm::Value* sym(const SymExpr& e, Env& env);
 
   llvm::Value* lx(const LExpr& e, Env& env);
   llvm::Value* as_int(llvm::Value* v) { return v->getType()->isIntegerTy(1) ? B.CreateZExt(v, i64_) : v; }
@@ -97,7 +106,9 @@ class Emitter {
   std::string slot_name(int slot) const;
   // Where reads of tensor t go: its own slot, or the buffer of the innermost pack of it.
   int read_slot(int t) const;
-  std::vector<int64_t> read_strides(int t) const;
+  // The strides reads of tensor t use (its own, or its pack buffer's) where they are known
+  // when the code is generated (always with fixed sizes); nullopt where they are not.
+  std::vector<std::optional<int64_t>> read_strides(int t) const;
   llvm::Value* read_offset_of(int t, const std::vector<llvm::Value*>& coords, Env& env);
   void emit_pack(const LoopNode& n, Env& env);
 
@@ -106,7 +117,7 @@ class Emitter {
   void store(int t, llvm::Value* offset, llvm::Value* v, Env& env);
 
   // Row-major offset from per-dimension coordinates (i64).
-  llvm::Value* offset(int t, const std::vector<llvm::Value*>& coords);
+  llvm::Value* offset(int t, const std::vector<llvm::Value*>& coords, Env& env);
 
   // ---- statements and expressions (LlvmExpressions.cpp) -------------------------------
 
@@ -137,6 +148,7 @@ class Emitter {
   const SemaDef& def_;
   const DefShapes& shapes_;
   const LoopNest& nest_;
+  KernelLayout layout_;
   std::unique_ptr<llvm::Module> module_;
   llvm::IRBuilder<> B;
   llvm::DIBuilder dib_;

@@ -49,7 +49,7 @@ void Emitter::emit_call(const LoopNode& n, Env& env) {
   env.stmt_args.clear();
   for (const LExpr& a : n.args) env.stmt_args.push_back(as_int(lx(a, env)));
   std::vector<llvm::Value*> lhs(env.stmt_args.begin(), env.stmt_args.begin() + stmt_->lhs_rank);
-  llvm::Value* off = offset(sem.lhs_tensor, lhs);
+  llvm::Value* off = offset(sem.lhs_tensor, lhs, env);
   llvm::Type* ty = reg_type(sem.type);
   if (sem.is_init) {
     llvm::Value* id = scalar_type_is_float(sem.type) ? llvm::ConstantFP::get(ty, sem.identity_f)
@@ -115,7 +115,7 @@ llvm::Value* Emitter::expr(const Expr& e, Env& env) {
       if (e.ref == NameRef::Index)  // index expressions are int32
         return convert(B.CreateTrunc(env.stmt_args[size_t(e.ref_id)], i32_), ScalarType::Int32, e.type);
       if (e.ref == NameRef::SizeParam)
-        return convert(B.getInt32(uint32_t(shapes_.sizes.at(def_.size_params[size_t(e.ref_id)]))), ScalarType::Int32, e.type);
+        return convert(B.CreateTrunc(sym(layout_.sizes[size_t(e.ref_id)], env), i32_), ScalarType::Int32, e.type);
       return load(read_slot(e.ref_id), B.getInt64(0), env);
     case ExprKind::Access:
       if (e.ref == NameRef::Builtin) return call_builtin(e, env);
@@ -168,7 +168,7 @@ llvm::Value* Emitter::less(llvm::Value* a, llvm::Value* b, ScalarType t) {
 
 llvm::Value* Emitter::read_offset(const Expr& e, Env& env) {
   int t = e.ref_id;
-  const TensorShape& sh = shapes_.tensors[size_t(t)];
+  const TensorLayout& sh = layout_.tensors[size_t(t)];
   std::vector<llvm::Value*> coords;
   for (size_t d = 0; d < e.args.size(); ++d) {
     const Expr* s = e.args[d].get();
@@ -176,8 +176,11 @@ llvm::Value* Emitter::read_offset(const Expr& e, Env& env) {
     for (const AccessConstraint& c : stmt_->constraints)
       if (c.subscript == s) ac = &c;
     if (ac && ac->affine && !ac->data_dependent && !ac->guarded) {
-      if (auto rest = ac->rest.eval(shapes_.sizes)) {
-        llvm::Value* c = B.getInt64(uint64_t(*rest));
+      std::optional<SymExpr> rest;
+      if (layout_.symbolic) rest = ac->rest;
+      else if (auto v = ac->rest.eval(shapes_.sizes)) rest = SymExpr(*v);
+      if (rest) {
+        llvm::Value* c = sym(*rest, env);
         for (auto [idx, coef] : ac->coefs)
           if (coef) c = B.CreateNSWAdd(c, B.CreateNSWMul(env.stmt_args[size_t(idx)], B.getInt64(uint64_t(coef))));
         coords.push_back(c);
@@ -191,10 +194,11 @@ llvm::Value* Emitter::read_offset(const Expr& e, Env& env) {
     llvm::Value* c;
     if (st == ScalarType::UInt64) c = B.CreateSelect(B.CreateICmpSLT(v, B.getInt64(0)), B.getInt64(INT64_MAX), v);
     else c = convert(v, st, ScalarType::Int64);
-    int64_t lo = sh.min[d], hi = sh.min[d] + sh.extent[d] - 1;
-    llvm::Value* bad = B.CreateOr(B.CreateICmpSLT(c, B.getInt64(uint64_t(lo))), B.CreateICmpSGT(c, B.getInt64(uint64_t(hi))));
+    llvm::Value* lo = sym(sh.lo[d], env);
+    llvm::Value* hi = sym(sh.lo[d] + sh.extent[d] - SymExpr(1), env);
+    llvm::Value* bad = B.CreateOr(B.CreateICmpSLT(c, lo), B.CreateICmpSGT(c, hi));
     set_error(kErrSubscriptOutOfRange, bad, env);
-    coords.push_back(B.CreateSelect(bad, B.getInt64(uint64_t(lo)), c));
+    coords.push_back(B.CreateSelect(bad, lo, c));
   }
   return read_offset_of(t, coords, env);
 }

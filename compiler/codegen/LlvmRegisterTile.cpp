@@ -12,7 +12,7 @@
 namespace tcs::llvm_emit {
 
 std::optional<int64_t> Emitter::read_stride(const Expr& e, const std::vector<std::optional<int64_t>>& darg) {
-  std::vector<int64_t> strides = read_strides(e.ref_id);
+  std::vector<std::optional<int64_t>> strides = read_strides(e.ref_id);
   int64_t total = 0;
   for (size_t d = 0; d < e.args.size(); ++d) {
     const AccessConstraint* ac = nullptr;
@@ -26,7 +26,9 @@ std::optional<int64_t> Emitter::read_stride(const Expr& e, const std::vector<std
     }
     for (auto [idx, coef] : ac->coefs) {
       if (!darg[size_t(idx)]) return std::nullopt;
-      total += coef * *darg[size_t(idx)] * strides[d];
+      if (coef * *darg[size_t(idx)] == 0) continue;
+      if (!strides[d]) return std::nullopt;  // moves by a stride only known at run time
+      total += coef * *darg[size_t(idx)] * *strides[d];
     }
   }
   return total;
@@ -129,12 +131,14 @@ bool Emitter::emit_register_tile(const LoopNode& f, Env& env) {
   // The vector loop's lanes: full vectors, then narrower ones (powers of two) for the
   // rest of its constant trip, so 26 columns at width 8 are 8 + 8 + 8 + 2 lanes.
   int lanes = vloop && vloop->stride == 1 ? vloop->annot.vector_width : 1;
-  std::vector<int64_t> lhs_strides = shapes_.tensors[size_t(sem.lhs_tensor)].strides();
   int64_t lhs_dk = 0, lhs_dv = 0;
   for (int d = 0; d < stmt_->lhs_rank; ++d) {
     if (!dk[size_t(d)] || !dv[size_t(d)]) return false;
-    lhs_dk += *dk[size_t(d)] * lhs_strides[size_t(d)];
-    lhs_dv += *dv[size_t(d)] * lhs_strides[size_t(d)];
+    if (*dk[size_t(d)] == 0 && *dv[size_t(d)] == 0) continue;
+    auto stride = layout_.constant_stride(sem.lhs_tensor, size_t(d));
+    if (!stride) return false;  // accumulators a run-time stride apart: ordinary loops
+    lhs_dk += *dk[size_t(d)] * *stride;
+    lhs_dv += *dv[size_t(d)] * *stride;
   }
   if (lhs_dk != 0) return false;  // the accumulators must not move with the reduction
   if (lanes > 1 && (lhs_dv != 1 || !vectorisable(rhs, sem.type, dv))) lanes = 1;
@@ -173,7 +177,7 @@ bool Emitter::emit_register_tile(const LoopNode& f, Env& env) {
     env.stmt_args.clear();
     for (const LExpr& a : call.args) env.stmt_args.push_back(as_int(lx(a, env)));
     std::vector<llvm::Value*> lhs(env.stmt_args.begin(), env.stmt_args.begin() + stmt_->lhs_rank);
-    return offset(sem.lhs_tensor, lhs);
+    return offset(sem.lhs_tensor, lhs, env);
   };
   llvm::Type* st = reg_type(sem.type);
   auto acc_type = [&](const Point& p) -> llvm::Type* {

@@ -20,6 +20,9 @@ namespace tcs {
 struct ExportSettings {
   std::string cpu = "host";  // the LLVM CPU NAME.o is compiled for ("host": this machine)
   std::string source_name;   // the .tc file, for the comments
+  // The function takes the sizes as arguments and runs on any sizes the kernel accepts
+  // (the setup's sizes only choose tiles); false: specialised to the setup's sizes.
+  bool symbolic_sizes = false;
 };
 
 struct BundleFile {
@@ -32,7 +35,8 @@ struct Bundle {
   std::vector<BundleFile> files;
 };
 
-// Errors: Options (options the kernel refuses, an unknown CPU), Internal.
+// Errors: Options (options the kernel refuses, an unknown CPU), Sizes (sizes asked to stay
+// symbolic where the kernel needs them fixed), Internal.
 Expected<Bundle> export_bundle(const KernelSetup& setup, const MappingOptions& options, const ExportSettings& settings);
 
 // Writes every file under `dir` (created if missing). InputFile errors name the path.

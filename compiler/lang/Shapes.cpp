@@ -160,4 +160,39 @@ Expected<DefShapes> shapes_evaluate(const SemaDef& def, const SizeMap& sizes) {
   return out;
 }
 
+std::vector<SizeCondition> size_conditions(const SemaDef& def) {
+  std::vector<SizeCondition> out;
+  for (const std::string& p : def.size_params) {
+    out.push_back({SizeCondition::Kind::SizeRange, SymExpr::param(p) - SymExpr(1), "size " + p + " is at least 1"});
+    out.push_back({SizeCondition::Kind::SizeRange, SymExpr(kMaxSize) - SymExpr::param(p),
+                   "size " + p + " is at most " + std::to_string(kMaxSize)});
+  }
+  for (size_t s = 0; s < def.stmts.size(); ++s)
+    for (const SemaIndex& ix : def.stmts[s].indices)
+      out.push_back({SizeCondition::Kind::IndexRange, ix.hi - ix.lo, "index '" + ix.name + "' of statement " + std::to_string(s + 1) + " has a non-empty range"});
+  for (const SemaTensor& T : def.tensors)
+    for (int d = 0; d < T.rank(); ++d)
+      out.push_back({SizeCondition::Kind::TensorExtent, T.hi[size_t(d)] - T.lo[size_t(d)], "'" + T.name + "' has elements in dimension " + std::to_string(d)});
+  for (size_t s = 0; s < def.stmts.size(); ++s) {
+    const SemaStmt& st = def.stmts[s];
+    for (const AccessConstraint& c : st.constraints) {
+      if (c.used_to_solve || !c.affine || c.guarded) continue;  // as shapes_evaluate
+      auto [lo, hi] = constraint_bounds(c, st.indices);
+      const SemaTensor& T = def.tensors[size_t(c.tensor)];
+      std::string what = "statement " + std::to_string(s + 1) + " reads '" + T.name + "' inside dimension " + std::to_string(c.dim);
+      out.push_back({SizeCondition::Kind::Access, lo - T.lo[size_t(c.dim)], what});
+      out.push_back({SizeCondition::Kind::Access, T.hi[size_t(c.dim)] - hi, what});
+    }
+  }
+  // Drop what holds for every size (constants >= 0) and repeats.
+  std::vector<SizeCondition> kept;
+  for (SizeCondition& c : out) {
+    if (auto v = c.nonnegative.constant(); v && *v >= 0) continue;
+    bool seen = false;
+    for (const SizeCondition& k : kept) seen = seen || k.nonnegative == c.nonnegative;
+    if (!seen) kept.push_back(std::move(c));
+  }
+  return kept;
+}
+
 }  // namespace tcs

@@ -42,6 +42,19 @@ struct DefShapes {
 
 Expected<DefShapes> shapes_evaluate(const SemaDef& def, const SizeMap& sizes);
 
+// What sizes must satisfy for `def`, each as an expression that must be >= 0: every size
+// at least 1, every index range and tensor dimension non-empty, and every access the front
+// end could not prove in bounds inside its tensor. shapes_evaluate checks the same for
+// given sizes (with messages that carry the numbers); code that leaves the sizes to its
+// caller (an export with symbolic sizes) checks these when it runs.
+struct SizeCondition {
+  enum class Kind { SizeRange, IndexRange, TensorExtent, Access };
+  Kind kind;
+  SymExpr nonnegative;
+  std::string what;  // "index 'k' of statement 1 has a non-empty range"
+};
+std::vector<SizeCondition> size_conditions(const SemaDef& def);
+
 // "M=128 K=256", in the def's order of size parameters.
 std::string sizes_describe(const SemaDef& def, const SizeMap& sizes);
 

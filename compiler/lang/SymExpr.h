@@ -47,6 +47,10 @@ class SymExpr {
     int64_t coef;
     std::shared_ptr<const SymAtom> atom;
   };
+  // The canonical form, for printing it in another language (C, LLVM IR): the value is
+  // constant_term() + the sum of coef * atom over terms().
+  int64_t constant_term() const { return c_; }
+  const std::vector<Term>& terms() const { return terms_; }
 
  private:
   friend struct SymAtom;

@@ -3,16 +3,17 @@
 namespace tcs {
 
 std::string lexpr_to_string(const LExpr& e, const LoopNest& nest, const std::vector<int64_t>* param_values,
-                            bool c_macros) {
+                            bool c_macros, const std::vector<std::string>* param_names) {
   using Op = LExpr::Op;
-  auto a = [&](size_t i) { return lexpr_to_string(e.args[i], nest, param_values, c_macros); };
+  auto a = [&](size_t i) { return lexpr_to_string(e.args[i], nest, param_values, c_macros, param_names); };
   std::string prefix = c_macros ? "tcs_" : "";
   auto bin = [&](const char* op) { return "(" + a(0) + " " + op + " " + a(1) + ")"; };
   switch (e.op) {
     case Op::Int: return std::to_string(e.value);
     case Op::Iter: return nest.iter_names[size_t(e.value)];
     case Op::Param:
-      return param_values ? std::to_string((*param_values)[size_t(e.value)]) : nest.params[size_t(e.value)];
+      if (param_values) return std::to_string((*param_values)[size_t(e.value)]);
+      return (param_names ? *param_names : nest.params)[size_t(e.value)];
     case Op::Add: return bin("+");
     case Op::Sub: return bin("-");
     case Op::Mul: return bin("*");

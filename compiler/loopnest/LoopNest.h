@@ -96,9 +96,10 @@ struct LoopNest {
 };
 
 std::string loop_nest_to_string(const LoopNest& nest);   // pseudo-C, for --emit ast and tests
-// With `param_values`, size parameters print as those numbers; `c_macros` spells floor
-// division, min and max as the tcs_floord/tcs_min/tcs_max macros of the generated C.
+// With `param_values`, size parameters print as those numbers, with `param_names` as those
+// names (else as LoopNest::params); `c_macros` spells floor division, min and max as the
+// tcs_floord/tcs_min/tcs_max macros of the generated C.
 std::string lexpr_to_string(const LExpr& e, const LoopNest& nest, const std::vector<int64_t>* param_values = nullptr,
-                            bool c_macros = false);
+                            bool c_macros = false, const std::vector<std::string>* param_names = nullptr);
 
 }  // namespace tcs

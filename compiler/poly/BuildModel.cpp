@@ -30,14 +30,19 @@ std::string tensor_tuple(const std::string& n) {
 
 // A SymExpr in isl syntax over (renamed) size parameters; empty when isl cannot read it
 // (products of sizes are not affine).
-std::string sym_text(const SymExpr& e) {
-  std::string s = e.str();
-  if (s.find('*') != std::string::npos) {
-    // Only "k * X" with a literal factor is affine; SymExpr prints products of two
-    // parameters as "X * Y".
-    static const std::regex param_product("[A-Za-z_][A-Za-z0-9_]* \\* [A-Za-z_]");
-    if (std::regex_search(s, param_product)) return {};
+// Whether isl can read the expression: no product of sizes anywhere in it.
+bool sym_affine(const SymExpr& e) {
+  for (const SymExpr::Term& t : e.terms()) {
+    if (t.atom->kind == SymAtom::Product) return false;
+    for (const SymExpr& o : t.atom->operands)
+      if (!sym_affine(o)) return false;
   }
+  return true;
+}
+
+std::string sym_text(const SymExpr& e) {
+  if (!sym_affine(e)) return {};
+  std::string s = e.str();
   std::string out;
   for (size_t i = 0; i < s.size();) {
     if (std::isalpha(static_cast<unsigned char>(s[i])) || s[i] == '_') {
@@ -59,7 +64,7 @@ class ModelBuilder {
   explicit ModelBuilder(PolyJob& job) : job_(job), def_(job.def) {}
 
   void run() {
-    parametric_ = !job_.options.fix_parameters_before_scheduling;
+    parametric_ = !job_.options.fix_parameters_before_scheduling || job_.symbolic_sizes;
     std::string names, fixed;
     for (const std::string& p : def_.size_params) {
       names += (names.empty() ? "" : ", ") + isl_name(p);
@@ -70,7 +75,7 @@ class ModelBuilder {
     if (parametric_) {
       for (const std::string& p : def_.size_params) job_.params.push_back(isl_name(p));
       param_names_ = names;
-      job_.context = sizes;
+      job_.context = job_.symbolic_sizes ? symbolic_context() : sizes;
     } else {
       // Fixed sizes are numbers in every set; carrying the sizes as parameters too would
       // only widen every constraint isl handles (it made conv2d's compile 40 % slower).
@@ -85,6 +90,21 @@ class ModelBuilder {
   }
 
  private:
+  // Symbolic sizes: what every size the code is called with satisfies (size_conditions),
+  // as far as isl can read it; a condition it cannot read is still checked by the code.
+  isl::set symbolic_context() {
+    std::string c;
+    for (const SizeCondition& cond : size_conditions(def_))
+      if (std::string t = sym_text(cond.nonnegative); !t.empty()) c += (c.empty() ? "" : " and ") + t + " >= 0";
+    return isl::set(job_.ctx, "[" + param_names_ + "] -> { : " + (c.empty() ? "true" : c) + " }");
+  }
+
+  // Where the sizes must stay symbolic but an expression is not affine in them.
+  [[noreturn]] void not_affine(const std::string& what) {
+    throw SizesError{"the sizes of '" + def_.name + "' cannot stay symbolic: " + what +
+                     " is not affine in them; fix the sizes instead"};
+  }
+
   // The bounds of index i of statement k: symbolic when asked and possible, else numbers.
   std::pair<std::string, std::string> bounds(int k, size_t i) {
     const IndexRange& r = job_.shapes.stmts[size_t(k)][i];
@@ -92,8 +112,9 @@ class ModelBuilder {
       const SemaIndex& ix = def_.stmts[size_t(k)].indices[i];
       std::string lo = sym_text(ix.lo), hi = sym_text(ix.hi);
       if (!lo.empty() && !hi.empty()) return {lo, hi};
-      job_.note("the range of '" + ix.name + "' in statement " + std::to_string(k + 1) +
-           " is not affine in the sizes; it is fixed to the given sizes");
+      std::string what = "the range of '" + ix.name + "' in statement " + std::to_string(k + 1);
+      if (job_.symbolic_sizes) not_affine(what);
+      job_.note(what + " is not affine in the sizes; it is fixed to the given sizes");
     }
     return {std::to_string(r.lo), std::to_string(r.hi)};
   }
@@ -135,7 +156,13 @@ class ModelBuilder {
           // Over-approximation: any coordinate of the dimension.
           sub = "a" + std::to_string(d);
           int64_t lo = shape.min[size_t(d)], hi = lo + shape.extent[size_t(d)] - 1;
-          cond += (cond.empty() ? "" : " and ") + std::to_string(lo) + " <= " + sub + " <= " + std::to_string(hi);
+          std::string lo_text = std::to_string(lo), hi_text = std::to_string(hi);
+          if (job_.symbolic_sizes) {
+            lo_text = sym_text(T.lo[size_t(d)]);
+            hi_text = sym_text(T.hi[size_t(d)]);
+            if (lo_text.empty() || hi_text.empty()) not_affine("the shape of '" + T.name + "'");
+          }
+          cond += (cond.empty() ? "" : " and ") + lo_text + " <= " + sub + " <= " + hi_text;
           job_.note("subscript " + std::to_string(d) + " of '" + T.name + "' in statement " + std::to_string(k + 1) +
                (ac && ac->data_dependent ? " reads a tensor" : " is not affine") +
                "; the model assumes it may touch the whole dimension");
@@ -150,6 +177,7 @@ class ModelBuilder {
   std::string affine_text(const SemaStmt& st, const AccessConstraint& ac) {
     std::string rest;
     if (parametric_) rest = sym_text(ac.rest);
+    if (rest.empty() && job_.symbolic_sizes) not_affine("a subscript of '" + def_.tensors[size_t(ac.tensor)].name + "'");
     if (rest.empty()) {
       auto v = ac.rest.eval(job_.shapes.sizes);
       if (!v) return {};

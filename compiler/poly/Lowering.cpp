@@ -33,13 +33,14 @@ Status check_against_kernel(const SemaDef& def, const MappingOptions& o) {
 
 Expected<LoweringResult> lower_to_loop_nest(const SemaDef& def, const DefShapes& shapes,
                                             const MappingOptions& options, const std::vector<MappingPass>& mapping,
-                                            const std::atomic<bool>* cancel) {
+                                            const std::atomic<bool>* cancel, bool symbolic_sizes) {
   if (!def.ok) return Error{ErrorKind::Source, "'" + def.name + "' has errors; fix them before compiling it"};
   if (Status s = mapping_options_validate(options); !s) return Error{ErrorKind::Options, "options: " + s.error()};
   if (Status s = check_against_kernel(def, options); !s) return Error{ErrorKind::Options, "options: " + s.error()};
 
   LoweringResult result;
   poly::PolyJob job(def, shapes, options);
+  job.symbolic_sizes = symbolic_sizes;
   auto step = [&](const char* name, auto&& pass) -> bool {
     if (cancel && cancel->load()) return false;
     auto t0 = std::chrono::steady_clock::now();
@@ -67,6 +68,8 @@ Expected<LoweringResult> lower_to_loop_nest(const SemaDef& def, const DefShapes&
     if (!done) return Error{ErrorKind::Cancelled, "compilation cancelled"};
   } catch (const poly::OptionError& e) {
     return Error{ErrorKind::Options, "options: " + e.message};
+  } catch (const poly::SizesError& e) {
+    return Error{ErrorKind::Sizes, e.message};
   } catch (const std::exception& e) {
     return Error{ErrorKind::Internal, std::string("internal error in the polyhedral pipeline: ") + e.what()};
   }

@@ -28,9 +28,12 @@ std::vector<std::string> lowering_pass_names(const std::vector<MappingPass>& map
 
 // model -> dependences -> schedule -> tile -> the target's mapping passes -> ast.
 // `cancel`, when set, is polled between passes (and bounds isl's work); a cancelled job
-// returns a Cancelled error. Options the kernel refuses are Options errors.
+// returns a Cancelled error. Options the kernel refuses are Options errors. With
+// `symbolic_sizes` the nest keeps the sizes as parameters (LoopNest::params) and holds for
+// every size satisfying size_conditions; `shapes` still guide the choices (tile sizes that
+// fit, spans); a kernel whose ranges are not affine in its sizes is a Sizes error.
 Expected<LoweringResult> lower_to_loop_nest(const SemaDef& def, const DefShapes& shapes,
                                             const MappingOptions& options, const std::vector<MappingPass>& mapping,
-                                            const std::atomic<bool>* cancel = nullptr);
+                                            const std::atomic<bool>* cancel = nullptr, bool symbolic_sizes = false);
 
 }  // namespace tcs

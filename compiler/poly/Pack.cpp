@@ -132,12 +132,25 @@ PackBox pack_box(const PolyJob& job, int request, isl_ast_build* build) {
     throw OptionError{field + ": the part of '" + tensor + "' read inside the packed loops has no fixed-size box; "
                       "pack it deeper or not at all"};
   // The copy lives on the stack of the thread running the loops.
-  int64_t bytes = int64_t(scalar_type_bytes(job.def.tensors[size_t(job.def.find_tensor(tensor))].type));
+  int t = job.def.find_tensor(tensor);
+  int64_t bytes = int64_t(scalar_type_bytes(job.def.tensors[size_t(t)].type));
   std::string dims;
-  for (int64_t s : box.size) bytes *= s, dims += (dims.empty() ? "" : " x ") + std::to_string(s);
+  bool grows = false;  // symbolic sizes: a box larger than the tensor at the given sizes
+  bool saturated = false;
+  for (size_t d = 0; d < box.size.size(); ++d) {
+    int64_t s = box.size[d];
+    int64_t product;
+    saturated = saturated || __builtin_mul_overflow(bytes, s, &product);
+    bytes = saturated ? INT64_MAX : product;
+    dims += (dims.empty() ? "" : " x ") + std::to_string(s);
+    grows = grows || (job.symbolic_sizes && s > job.shapes.tensors[size_t(t)].extent[d]);
+  }
+  if (grows && bytes > kMaxPackBytes)
+    throw OptionError{field + ": the part of '" + tensor + "' read inside the packed loops grows with the sizes, "
+                      "which are left symbolic; pack it deeper (inside a tile) or not at all"};
   if (bytes > kMaxPackBytes)
     throw OptionError{field + ": the tile of '" + tensor + "' read inside the packed loops is " + dims + " (" +
-                      std::to_string(bytes >> 10) + " KiB); a packed tile may take at most " +
+                      (saturated ? "over " : "") + std::to_string(bytes >> 10) + " KiB); a packed tile may take at most " +
                       std::to_string(kMaxPackBytes >> 10) + " KiB: pack it deeper"};
   return box;
 }

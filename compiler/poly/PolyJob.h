@@ -47,6 +47,11 @@ struct LoopInfo {
 struct OptionError {
   std::string message;
 };
+// Sizes asked to stay symbolic where the kernel needs numbers (a range or subscript that
+// is not affine in the sizes).
+struct SizesError {
+  std::string message;
+};
 
 struct PolyJob {
   IslContext owner;
@@ -54,11 +59,15 @@ struct PolyJob {
   const SemaDef& def;
   const DefShapes& shapes;
   const MappingOptions& options;
+  // The loop nest keeps the sizes as parameters, valid for every size that satisfies
+  // size_conditions (export with symbolic sizes); `shapes` then only guide choices.
+  bool symbolic_sizes = false;
 
   std::vector<PolyStmt> stmts;       // S<k> and S<k>_init, in textual order
   std::vector<std::string> params;   // the size parameters' names in isl text, in def order; empty
                                      // when sizes are fixed before scheduling (sets hold numbers)
-  isl::set context;                  // values of the size parameters (universe without parameters)
+  isl::set context;                  // what the AST may assume of the size parameters: their values,
+                                     // the universe without parameters, or size_conditions (symbolic)
   isl::union_set domain;
   isl::union_map reads, writes;
   isl::union_map flow, anti, output, reduction;

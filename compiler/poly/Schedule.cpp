@@ -33,9 +33,10 @@ isl::schedule_node mark_all_bands(PolyJob& job, isl::schedule_node node) {
 void compute_schedule(PolyJob& job) {
   set_fusion_options(job.ctx.get(), job.options.outer_fusion);
   isl::union_map all = job.flow.unite(job.anti).unite(job.output);
-  // Symbolic sizes: the schedule must hold for every size >= 1; fixed sizes: for these.
+  // Symbolic sizes: the schedule must hold for every size >= 1 (every size the code may be
+  // called with, when they stay symbolic: job.context); fixed sizes: for these.
   isl::set context = job.context;
-  if (!job.options.fix_parameters_before_scheduling) {
+  if (!job.options.fix_parameters_before_scheduling && !job.symbolic_sizes) {
     std::string names, positive;
     for (const std::string& n : job.params) {
       names += (names.empty() ? "" : ", ") + n;

@@ -28,6 +28,7 @@ struct CodegenInput {
   // name) and the prefix of its symbols; empty object_cpu: none. Targets without objects
   // refuse it.
   std::string object_cpu, object_prefix;
+  bool symbolic_sizes = false;  // the nest keeps its sizes as parameters (CodegenChoice)
   const std::atomic<bool>* cancel = nullptr;
   // Called once the first, cheap texts exist (the CPU target's C), before slower phases:
   // the IDE shows them while the rest compiles. Receives the texts so far.

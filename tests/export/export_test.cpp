@@ -30,6 +30,12 @@ int run(const std::string& command) { return std::system((command + " > /dev/nul
 
 struct Case {
   std::string name, text, preset;
+  // Sizes left as arguments: the bundle is exported at the header's sizes and run on
+  // `run_sizes`, which it was not specialised to.
+  bool symbolic = false;
+  SizeMap run_sizes = {};
+  // Input shapes the kernel refuses (symbolic sizes): the example must fail, writing nothing.
+  std::map<std::string, std::vector<int64_t>> refused = {};
 };
 
 class Export : public ::testing::TestWithParam<Case> {};
@@ -40,8 +46,16 @@ TEST_P(Export, BuildsInAForeignProjectAndMatchesTheInterpreter) {
   ASSERT_TRUE(setup) << setup.error();
   auto options = kernel_options(*setup->def, {c.preset, ""});
   ASSERT_TRUE(options) << options.error();
-  auto bundle = export_bundle(*setup, *options, {});
+  ExportSettings settings;
+  settings.symbolic_sizes = c.symbolic;
+  auto bundle = export_bundle(*setup, *options, settings);
   ASSERT_TRUE(bundle) << bundle.error();
+  DefShapes shapes = setup->shapes;
+  if (c.symbolic) {
+    auto moved = shapes_evaluate(*setup->def, c.run_sizes);
+    ASSERT_TRUE(moved) << moved.error();
+    shapes = *moved;
+  }
 
   fs::path root = fs::temp_directory_path() / ("tcs_export_" + c.name + "_" + std::to_string(::getpid()));
   fs::remove_all(root);
@@ -51,11 +65,11 @@ TEST_P(Export, BuildsInAForeignProjectAndMatchesTheInterpreter) {
       << "cmake_minimum_required(VERSION 3.16)\nproject(consumer C)\nadd_subdirectory(kernel)\n"
       << "add_executable(app kernel/example.c)\ntarget_link_libraries(app PRIVATE " << bundle->kernel << ")\n";
 
-  auto inputs = random_inputs(*setup->def, setup->shapes, 5);
+  auto inputs = random_inputs(*setup->def, shapes, 5);
   ASSERT_TRUE(inputs) << inputs.error();
   fs::create_directories(root / "in");
   for (const auto& [name, t] : *inputs) ASSERT_TRUE(npy_write((root / "in" / (name + ".npy")).string(), t));
-  auto want = interpret(*setup->def, setup->shapes, *inputs);
+  auto want = interpret(*setup->def, shapes, *inputs);
   ASSERT_TRUE(want) << want.error();
 
   for (bool object : {false, true}) {
@@ -73,6 +87,18 @@ TEST_P(Export, BuildsInAForeignProjectAndMatchesTheInterpreter) {
       TensorComparison cmp = compare_tensors(name, *got, w);
       EXPECT_TRUE(cmp.ok) << cmp.problem;
     }
+  }
+  if (!c.refused.empty()) {
+    fs::create_directories(root / "bad");
+    for (const auto& [name, shape] : c.refused) {
+      int t = setup->def->find_tensor(name);
+      auto z = Tensor::zeros(setup->def->tensors[size_t(t)].type, shape);
+      ASSERT_TRUE(z) << z.error();
+      ASSERT_TRUE(npy_write((root / "bad" / (name + ".npy")).string(), *z));
+    }
+    fs::create_directories(root / "out-bad");
+    EXPECT_NE(run((root / "build-c" / "app").string() + " " + (root / "bad").string() + " " + (root / "out-bad").string()), 0);
+    EXPECT_TRUE(fs::is_empty(root / "out-bad"));
   }
   // The README names the files; the header documents every tensor.
   std::string header = read_text(root / "consumer" / "kernel" / (bundle->kernel + ".h"));
@@ -95,7 +121,19 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"special",
              "# sizes: N=16 V=10\ndef special(float(N) X, int32(N) I, float(V) T) -> (O, Q) {\n"
              "  O(i) = normcdf(X(i)) + erfinv(X(i) * 0.5) + rsqrt(X(i) * X(i) + 1.0)\n  Q(i) = T(I(i)) * 2.0\n}\n",
-             "naive"}),
+             "naive"},
+        // Sizes as arguments: run on sizes other than the ones the tiles were chosen for,
+        // with the outputs' shapes computed from them (W - K + 1) and refused sizes.
+        Case{"matmul_symbolic",
+             "# sizes: M=40 N=72 K=24\ndef matmul(float(M,K) A, float(K,N) B) -> (C) {\n  C(m,n) +=! A(m,k) * B(k,n)\n}\n",
+             "default", true, {{"M", 45}, {"N", 70}, {"K", 31}}},
+        Case{"conv1d_symbolic",
+             "# sizes: N=3 W=20 K=5\ndef conv1d(float(N,W) I, float(K) F) -> (O) {\n  O(n,x) +=! I(n, x + k) * F(k)\n}\n",
+             "default", true, {{"N", 2}, {"W", 33}, {"K", 4}}, {{"I", {2, 3}}, {"F", {5}}}},
+        Case{"softmax_symbolic",
+             "# sizes: N=8 D=20\ndef softmax(float(N,D) X) -> (Y) {\n  mx(n) max=! X(n,d)\n  ex(n,d) = exp(X(n,d) - mx(n))\n"
+             "  sm(n) +=! ex(n,d)\n  Y(n,d) = ex(n,d) / sm(n)\n}\n",
+             "default", true, {{"N", 5}, {"D", 41}}}),
     [](const auto& info) { return info.param.name; });
 
 }  // namespace

@@ -26,12 +26,15 @@ namespace {
 namespace fs = std::filesystem;
 
 // Compiles `c` with a driver that reads every input from DIR/<index>.bin, runs the
-// kernel and writes every output to DIR/<index>.out; returns the outputs.
+// kernel and writes every output to DIR/<index>.out; returns the outputs. With
+// `symbolic_sizes` the kernel takes the sizes of `shapes` as arguments and must return 0.
 Expected<TensorMap> run_c(const std::string& c, const SemaDef& def, const DefShapes& shapes, const TensorMap& inputs,
-                          const fs::path& dir) {
+                          const fs::path& dir, bool symbolic_sizes = false) {
   fs::create_directories(dir);
   std::string driver = c + "\n#include <stdio.h>\n#include <stdlib.h>\nint main(void) {\n";
   std::string call;
+  if (symbolic_sizes)
+    for (const std::string& p : def.size_params) call += (call.empty() ? "" : ", ") + std::to_string(shapes.sizes.at(p));
   for (size_t t = 0; t < def.tensors.size(); ++t) {
     const SemaTensor& T = def.tensors[t];
     size_t bytes = size_t(shapes.tensors[t].numel()) * scalar_type_bytes(T.type);
@@ -45,7 +48,8 @@ Expected<TensorMap> run_c(const std::string& c, const SemaDef& def, const DefSha
     }
     call += (call.empty() ? "" : ", ") + var;
   }
-  driver += "  " + c_identifier(def.name) + "(" + call + ");\n";
+  driver += symbolic_sizes ? "  if (" + c_identifier(def.name) + "(" + call + ") != 0) return 4;\n"
+                           : "  " + c_identifier(def.name) + "(" + call + ");\n";
   for (size_t t = 0; t < def.tensors.size(); ++t) {
     if (def.tensors[t].role != TensorRole::Output) continue;
     size_t bytes = size_t(shapes.tensors[t].numel()) * scalar_type_bytes(def.tensors[t].type);
@@ -100,15 +104,65 @@ void expect_c_matches_interpreter(const std::shared_ptr<const CheckedFile>& file
   }
 }
 
-// The JIT kernel under the default preset against the interpreter, on seeded inputs.
-void expect_jit_matches_interpreter(const std::shared_ptr<const CheckedFile>& file, const SemaDef& def, uint64_t seed) {
+// Other sizes the def accepts: each size moved by a few (up, else down), so the code
+// compiled for the header's sizes runs on sizes it was not specialised to.
+SizeMap other_sizes(const SemaDef& def, const SizeMap& sizes) {
+  SizeMap moved = sizes;
+  for (const std::string& p : def.size_params)
+    for (int64_t delta : {3, 1, -1}) {
+      SizeMap trial = moved;
+      trial[p] = sizes.at(p) + delta;
+      if (trial[p] >= 1 && shapes_evaluate(def, trial)) {
+        moved = trial;
+        break;
+      }
+    }
+  return moved;
+}
+
+// The C compiled with symbolic sizes (the default preset and random options, tiles chosen
+// for the header's sizes) run on other sizes against the interpreter on those sizes.
+void expect_symbolic_c_matches_interpreter(const std::shared_ptr<const CheckedFile>& file, const SemaDef& def,
+                                           const std::vector<MappingOptions>& option_sets, const fs::path& dir) {
+  auto setup = kernel_setup(file, KernelSpec{def.name, {}, {}});
+  ASSERT_TRUE(setup) << def.name << ": " << setup.error();
+  auto shapes = shapes_evaluate(def, other_sizes(def, setup->shapes.sizes));
+  ASSERT_TRUE(shapes) << shapes.error();
+  auto inputs = random_inputs(def, *shapes, 22);
+  ASSERT_TRUE(inputs) << inputs.error();
+  auto want = interpret(def, *shapes, *inputs);
+  if (!want && want.error_kind() == ErrorKind::RuntimeFault) return;
+  ASSERT_TRUE(want) << want.error();
+  for (size_t i = 0; i < option_sets.size(); ++i) {
+    CodegenChoice choice("cpu", {"c"}, false);
+    choice.symbolic_sizes = true;
+    auto compiled = compile_kernel(*setup, option_sets[i], choice);
+    if (!compiled && compiled.error_kind() == ErrorKind::Options) continue;
+    ASSERT_TRUE(compiled) << def.name << ": " << compiled.error();
+    const std::string& c = compiled->text("c").text;
+    std::string at = " at " + sizes_describe(def, shapes->sizes) + " under\n" + mapping_options_to_json(option_sets[i]);
+    auto got = run_c(c, def, *shapes, *inputs, dir / (def.name + "_symbolic_" + std::to_string(i)), true);
+    ASSERT_TRUE(got) << def.name << at << got.error() << "\n" << c;
+    for (const auto& [name, t] : *want) {
+      TensorComparison cmp = compare_tensors(name, got->at(name), t);
+      EXPECT_TRUE(cmp.ok) << def.name << at << cmp.problem << "\n" << c;
+    }
+  }
+}
+
+// The JIT kernel under the default preset against the interpreter, on seeded inputs; with
+// `symbolic_sizes` a kernel that reads its sizes when it runs.
+void expect_jit_matches_interpreter(const std::shared_ptr<const CheckedFile>& file, const SemaDef& def, uint64_t seed,
+                                    bool symbolic_sizes = false) {
   auto setup = kernel_setup(file, KernelSpec{def.name, {}, {}});
   ASSERT_TRUE(setup) << def.name << ": " << setup.error();
   auto inputs = random_inputs(def, setup->shapes, seed);
   ASSERT_TRUE(inputs) << inputs.error();
   auto want = interpret(def, setup->shapes, *inputs);
   ASSERT_TRUE(want) << want.error();
-  auto compiled = compile_kernel(*setup, *mapping_preset("default", def), CodegenChoice("cpu", {}, true));
+  CodegenChoice choice("cpu", {}, true);
+  choice.symbolic_sizes = symbolic_sizes;
+  auto compiled = compile_kernel(*setup, *mapping_preset("default", def), choice);
   ASSERT_TRUE(compiled) << compiled.error();
   auto got = compiled->kernel->run(*inputs);
   ASSERT_TRUE(got) << got.error();
@@ -131,6 +185,8 @@ TEST_P(CText, CompilesAndMatchesTheInterpreter) {
     std::vector<MappingOptions> sets = {*mapping_preset("naive", def), *mapping_preset("default", def),
                                         random_mapping_options(rng, def)};
     expect_c_matches_interpreter(file, def, sets, dir);
+    expect_symbolic_c_matches_interpreter(file, def, {sets[1], random_mapping_options(rng, def)}, dir);
+    expect_jit_matches_interpreter(file, def, 23, true);
   }
   fs::remove_all(dir);
 }

@@ -32,6 +32,11 @@ TEST(CompileRequest, RoundTripsThroughJson) {
   EXPECT_EQ(back->sizes.at("N"), 32);
   EXPECT_EQ(back->text_kinds, r.text_kinds);
   EXPECT_TRUE(back->build_kernel);
+  EXPECT_FALSE(back->symbolic_sizes);
+  r.symbolic_sizes = true;
+  auto symbolic = compile_request_from_json(compile_request_to_json(r));
+  ASSERT_TRUE(symbolic) << symbolic.error();
+  EXPECT_TRUE(symbolic->symbolic_sizes);
   auto o1 = mapping_options_from_json(r.options.json), o2 = mapping_options_from_json(back->options.json);
   ASSERT_TRUE(o1 && o2);
   EXPECT_EQ(*o1, *o2);
@@ -39,6 +44,31 @@ TEST(CompileRequest, RoundTripsThroughJson) {
   ASSERT_FALSE(bad);
   EXPECT_EQ(bad.error_kind(), ErrorKind::InputFile);
   EXPECT_NE(bad.error().find("sizes.N"), std::string::npos);
+  auto not_bool = compile_request_from_json(R"({"symbolic_sizes": 1})");
+  ASSERT_FALSE(not_bool);
+  EXPECT_NE(not_bool.error().find("'symbolic_sizes' must be true or false"), std::string::npos);
+}
+
+// Sizes as arguments: the C takes them first and checks them; a kernel whose ranges are
+// not affine in its sizes cannot keep them symbolic and says why.
+TEST(CompileRequest, SymbolicSizesBecomeArguments) {
+  CompileRequest r = matmul_request();
+  r.symbolic_sizes = true;
+  r.build_kernel = false;
+  auto c = compile(r);
+  ASSERT_TRUE(c) << c.error();
+  const std::string& text = c->text("c").text;
+  EXPECT_NE(text.find("int matmul(int64_t M, int64_t K, int64_t N,"), std::string::npos) << text;
+  EXPECT_NE(text.find("if (M < 1) return 1;"), std::string::npos) << text;
+  EXPECT_EQ(text.find("<= 31"), std::string::npos) << text;  // no bound specialised to N = 32
+
+  CompileRequest product;
+  product.source = "# sizes: N=4 M=3\ndef f(float(N, M) A) -> (O) {\n  O(i) = A(0, 0) * 2.0 where i in 0:N*M\n}\n";
+  product.symbolic_sizes = true;
+  auto refused = compile(product);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error_kind(), ErrorKind::Sizes);
+  EXPECT_NE(refused.error().find("cannot stay symbolic"), std::string::npos) << refused.error();
 }
 
 TEST(CompileRequest, CompilesFromPlainData) {

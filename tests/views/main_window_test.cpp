@@ -4,6 +4,9 @@
 // run with check, save. Screenshots go to $TCS_SCREENSHOT_DIR when set.
 #include <QAction>
 #include <QComboBox>
+#include <QDialogButtonBox>
+#include <QPushButton>
+#include <QRadioButton>
 #include <QDir>
 #include <QLineEdit>
 #include <QListView>
@@ -17,6 +20,7 @@
 #include <QtTest>
 
 #include "views/code/CodeView.h"
+#include "views/dialogs/ExportDialog.h"
 #include "views/service/CompileService.h"
 #include "views/models/DiagnosticsModel.h"
 #include "views/panels/DiffPanel.h"
@@ -255,6 +259,17 @@ class MainWindowTest : public QObject {
     QFile readme(dir.filePath("README.md"));
     QVERIFY(readme.open(QIODevice::ReadOnly));
     QVERIFY(readme.readAll().contains("\"parallel\": false"));  // the naive preset the panel shows
+    // Sizes as arguments, as the export dialog offers them.
+    ExportDialog dialog(dir.filePath("symbolic"), "M=64", &w);
+    dialog.symbolic_button()->setChecked(true);
+    dialog.cpu_box()->setCurrentText("x86-64-v3");
+    QCOMPARE(dialog.settings().cpu, std::string("x86-64-v3"));
+    QCOMPARE(w.export_to(dialog.folder(), dialog.settings()), QString());
+    QFile header(dir.filePath("symbolic/matmul.h"));
+    QVERIFY(header.open(QIODevice::ReadOnly));
+    QVERIFY(header.readAll().contains("int matmul(int64_t M, int64_t K, int64_t N, const float* A"));
+    dialog.folder_edit()->clear();
+    QVERIFY(!dialog.findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok)->isEnabled());
     // Broken source: nothing is written, the problem is said.
     w.set_source("broken.tc", "def f(float(N) A) -> (O) { O(i) = A(i) * Bx(i) }\n");
     QVERIFY(!w.export_to(dir.filePath("second")).isEmpty());

@@ -21,7 +21,7 @@ Expected<CodegenOutput> generate(const CodegenInput& in) {
   bool llvm = wants(in, "llvm") || wants(in, "asm") || in.build_kernel || !in.object_cpu.empty();
   std::map<const LoopNode*, int> node_lines;
   auto t0 = std::chrono::steady_clock::now();
-  GeneratedText c = generate_c(*in.def, *in.shapes, *in.nest, &node_lines);
+  GeneratedText c = generate_c(*in.def, *in.shapes, *in.nest, &node_lines, in.symbolic_sizes);
   out.timings.push_back({"c", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()});
   if (wants(in, "c")) out.texts["c"] = c;
   if (in.early && llvm) in.early(out.texts, out.timings);
@@ -29,7 +29,7 @@ Expected<CodegenOutput> generate(const CodegenInput& in) {
   if (in.cancel && in.cancel->load()) return Error{ErrorKind::Cancelled, "compilation cancelled"};
   CpuCodegenRequest cg{in.def,          in.shapes,         in.nest,          &c,
                        &node_lines,     wants(in, "llvm"), wants(in, "asm"), in.build_kernel,
-                       in.object_cpu,   in.object_prefix};
+                       in.object_cpu,   in.object_prefix,  in.symbolic_sizes};
   auto built = cpu_codegen(cg);
   if (!built) return built.failure();
   if (wants(in, "llvm")) out.texts["llvm"] = std::move(built->llvm_ir);
