@@ -26,6 +26,9 @@
 #include <QTextBrowser>
 #include <QTimer>
 #include <QVBoxLayout>
+#include <Qsci/qscicommand.h>
+#include <Qsci/qscicommandset.h>
+#include <functional>
 
 #include "lang/ReadSource.h"
 #include "views/code/CodePanel.h"
@@ -65,8 +68,17 @@ QDockWidget* make_dock(QMainWindow* w, const QString& title, const QString& name
 
 }  // namespace
 
+}  // namespace tcs
+
+// The views library is static: its resources (the language reference) are registered
+// only when someone asks. Q_INIT_RESOURCE must be called outside any namespace.
+static void register_views_resources() { Q_INIT_RESOURCE(reference); }
+
+namespace tcs {
+
 MainWindow::MainWindow(QString examples_dir, QWidget* parent)
     : QMainWindow(parent), examples_dir_(std::move(examples_dir)) {
+  register_views_resources();
   editor_ = new SourceEditor(this);
   find_bar_ = new FindBar(editor_, this);
   auto* center = new QWidget(this);
@@ -90,6 +102,7 @@ MainWindow::MainWindow(QString examples_dir, QWidget* parent)
 
   build_docks();
   build_menus();
+  release_shortcuts();
 
   problems_label_ = new QLabel(this);
   timings_label_ = new QLabel(this);
@@ -241,6 +254,27 @@ void MainWindow::build_menus() {
                           "with a CPU backend (LLVM), live.</p>")
                            .arg(QApplication::applicationVersion()));
   });
+}
+
+// QScintilla binds many Ctrl keys to editing commands (Ctrl+Shift+T copies the line,
+// Ctrl+/ moves by word part) and claims them before the window's shortcuts see them. Every
+// menu shortcut is released from every editor and code pane, so it works from anywhere.
+void MainWindow::release_shortcuts() {
+  std::vector<int> keys;
+  std::function<void(const QList<QAction*>&)> collect = [&](const QList<QAction*>& actions) {
+    for (QAction* a : actions) {
+      if (a->menu()) collect(a->menu()->actions());
+      for (const QKeySequence& k : a->shortcuts())
+        if (k.count() == 1) keys.push_back(k[0].toCombined());
+    }
+  };
+  collect(menuBar()->actions());
+  for (QsciScintilla* w : findChildren<QsciScintilla*>())
+    for (QsciCommand* c : w->standardCommands()->commands())
+      for (int k : keys) {
+        if (c->key() == k) c->setKey(0);
+        if (c->alternateKey() == k) c->setAlternateKey(0);
+      }
 }
 
 void MainWindow::set_dark(bool dark) {

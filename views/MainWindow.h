@@ -105,6 +105,7 @@ class MainWindow : public QMainWindow {
   void add_recent(const QString& path);
   void rebuild_recent_menu();
   void show_reference();
+  void release_shortcuts();
   void update_title();
   void restore_settings();
   void save_settings();

@@ -16,6 +16,7 @@
 #include <QStandardPaths>
 #include <QTableView>
 #include <QTemporaryDir>
+#include <QTextBrowser>
 #include <QTimer>
 #include <QtTest>
 
@@ -49,6 +50,13 @@ int indicator_at(SourceEditor* e, int indicator, long pos) {
 }
 
 // Waits until the newest job has delivered its final result.
+// The menu action with this text, searched through every menu.
+QAction* menu_action(MainWindow& w, const QString& text) {
+  for (QAction* a : w.findChildren<QAction*>())
+    if (a->text() == text) return a;
+  return nullptr;
+}
+
 bool wait_idle(MainWindow& w) {
   return QTest::qWaitFor([&] { return w.idle() && w.outcome() && w.outcome()->final; }, kWaitMs);
 }
@@ -274,6 +282,43 @@ class MainWindowTest : public QObject {
     w.set_source("broken.tc", "def f(float(N) A) -> (O) { O(i) = A(i) * Bx(i) }\n");
     QVERIFY(!w.export_to(dir.filePath("second")).isEmpty());
     QVERIFY(!QFileInfo::exists(dir.filePath("second")));
+  }
+
+  // F1 in a build where the views library is static: the reference must be there.
+  void help_shows_the_language_reference() {
+    MainWindow w(QStringLiteral(TCS_EXAMPLES_DIR));
+    QAction* help = menu_action(w, "Language &Reference");
+    QVERIFY(help);
+    help->trigger();
+    auto* browser = w.findChild<QTextBrowser*>();
+    QVERIFY(browser);
+    QString text = browser->toPlainText();
+    QVERIFY2(!text.contains("missing from this build"), qPrintable(text.left(200)));
+    QVERIFY(text.contains("comprehension"));
+  }
+
+  // Shortcuts QScintilla binds for itself (Ctrl+Shift+T copies a line, Ctrl+/ moves by
+  // word part) must reach the window's actions from the editor and from code panes.
+  void menu_shortcuts_work_from_the_editor_and_code_panes() {
+    MainWindow w(QStringLiteral(TCS_EXAMPLES_DIR));
+    w.show();
+    QVERIFY(QTest::qWaitForWindowActive(&w));
+    w.set_source("k.tc", "def f(float(N) A) -> (O) {\n  O(i) = A(i)\n}\n");
+    QVERIFY(wait_idle(w));
+    QAction* dark = menu_action(w, "&Dark Theme");
+    QVERIFY(dark);
+    bool before = dark->isChecked();
+    w.editor()->setFocus();
+    QTest::keyClick(w.editor(), Qt::Key_T, Qt::ControlModifier | Qt::ShiftModifier);
+    QCOMPARE(dark->isChecked(), !before);
+    QCOMPARE(w.editor()->lines(), 4);  // no line was copied
+    w.editor()->setCursorPosition(1, 0);
+    QTest::keyClick(w.editor(), Qt::Key_Slash, Qt::ControlModifier);
+    QVERIFY2(w.editor()->text(1).trimmed().startsWith('#'), qPrintable(w.editor()->text(1)));
+    CodeView* c = w.code_view(MainWindow::CPane);
+    c->setFocus();
+    QTest::keyClick(c, Qt::Key_T, Qt::ControlModifier | Qt::ShiftModifier);
+    QCOMPARE(dark->isChecked(), before);
   }
 
   void multi_def_files_pick_an_entry() {
