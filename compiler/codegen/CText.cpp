@@ -60,14 +60,6 @@ std::string c_signature(const SemaDef& def, bool restrict_pointers, bool symboli
   return std::string(symbolic_sizes ? "int " : "void ") + c_identifier(def.name) + "(" + (s.empty() ? "void" : s) + ")";
 }
 
-std::string c_arguments(const SemaDef& def, bool symbolic_sizes) {
-  std::string s;
-  if (symbolic_sizes)
-    for (const std::string& p : def.size_params) s += (s.empty() ? "" : ", ") + c_identifier(p);
-  for (const SemaTensor& t : def.tensors) s += (s.empty() ? "" : ", ") + c_identifier(t.name);
-  return s;
-}
-
 namespace {
 
 // Small functions the C text defines when it uses them, so every operation means what the

@@ -29,7 +29,5 @@ std::string c_identifier(std::string_view name);
 // (SemaDef::tensors order), const for inputs; with symbolic sizes "int NAME(int64_t SIZE
 // ..., tensors)". `restrict` in the C text, left out where C++ reads it too.
 std::string c_signature(const SemaDef& def, bool restrict_pointers, bool symbolic_sizes);
-// The arguments a call passes, in the same order: sizes (when symbolic), then tensors.
-std::string c_arguments(const SemaDef& def, bool symbolic_sizes);
 
 }  // namespace tcs

@@ -42,14 +42,17 @@ std::string atom_c(const SymAtom& a) {
   return "0";
 }
 
+// |coef| * atom, as C.
+std::string magnitude_c(const SymExpr::Term& t) {
+  int64_t c = t.coef < 0 ? -t.coef : t.coef;
+  return c == 1 ? atom_c(*t.atom) : std::to_string(c) + " * " + atom_c(*t.atom);
+}
+
 // The terms of `e` whose sign is `sign` (constant included), as a sum of magnitudes.
 std::string signed_part(const SymExpr& e, int sign) {
   std::string s;
-  for (const SymExpr::Term& t : e.terms()) {
-    if ((t.coef > 0) != (sign > 0)) continue;
-    int64_t c = t.coef < 0 ? -t.coef : t.coef;
-    s += (s.empty() ? "" : " + ") + (c == 1 ? atom_c(*t.atom) : std::to_string(c) + " * " + atom_c(*t.atom));
-  }
+  for (const SymExpr::Term& t : e.terms())
+    if ((t.coef > 0) == (sign > 0)) s += (s.empty() ? "" : " + ") + magnitude_c(t);
   int64_t c = e.constant_term();
   if (c != 0 && (c > 0) == (sign > 0)) s += (s.empty() ? "" : " + ") + std::to_string(c < 0 ? -c : c);
   return s.empty() ? "0" : s;
@@ -61,13 +64,9 @@ std::string c_size_expr(const SymExpr& e) {
   // Positive terms first, so H - KH + 1 rather than -KH + H + 1.
   std::string s;
   for (int sign : {+1, -1})
-    for (const SymExpr::Term& t : e.terms()) {
-      if ((t.coef > 0) != (sign > 0)) continue;
-      int64_t c = t.coef < 0 ? -t.coef : t.coef;
-      std::string term = c == 1 ? atom_c(*t.atom) : std::to_string(c) + " * " + atom_c(*t.atom);
-      if (s.empty()) s = t.coef < 0 ? "-" + term : term;
-      else s += (t.coef < 0 ? " - " : " + ") + term;
-    }
+    for (const SymExpr::Term& t : e.terms())
+      if ((t.coef > 0) == (sign > 0))
+        s += (s.empty() ? (t.coef < 0 ? "-" : "") : (t.coef < 0 ? " - " : " + ")) + magnitude_c(t);
   int64_t c = e.constant_term();
   if (s.empty()) return std::to_string(c);
   if (c != 0) s += (c < 0 ? " - " : " + ") + std::to_string(c < 0 ? -c : c);

@@ -189,7 +189,7 @@ static void* read_npy(const char* dir, const char* name, const char* descr, int 
 /* Writes DIR/NAME.npy as numpy's np.save does: format 1.0, header padded to 64 bytes. */
 static void write_npy(const char* dir, const char* name, const char* descr, int rank, const int64_t* shape,
                       const void* data, size_t bytes) {
-  char path[4096], dict[512], dims[400] = "";
+  char path[4096], dict[640], dims[400] = "";  /* dict: the header text, padded by up to 64 */
   snprintf(path, sizeof path, "%s/%s.npy", dir, name);
   for (int d = 0; d < rank; ++d)
     snprintf(dims + strlen(dims), sizeof dims - strlen(dims), "%lld%s", (long long)shape[d], rank == 1 ? "," : d + 1 < rank ? ", " : "");

@@ -28,8 +28,6 @@ std::string tensor_tuple(const std::string& n) {
   return std::regex_match(n, stmt_like) ? "T_" + n : isl_name(n);
 }
 
-// A SymExpr in isl syntax over (renamed) size parameters; empty when isl cannot read it
-// (products of sizes are not affine).
 // Whether isl can read the expression: no product of sizes anywhere in it.
 bool sym_affine(const SymExpr& e) {
   for (const SymExpr::Term& t : e.terms()) {
@@ -40,6 +38,8 @@ bool sym_affine(const SymExpr& e) {
   return true;
 }
 
+// A SymExpr in isl syntax over (renamed) size parameters; empty when isl cannot read it
+// (products of sizes are not affine).
 std::string sym_text(const SymExpr& e) {
   if (!sym_affine(e)) return {};
   std::string s = e.str();

@@ -291,8 +291,6 @@ Expected<Tensor> npy_parse(const std::string& bytes, const std::string& name_for
 
 std::string npy_descr(ScalarType dtype) { return descr_from_dtype(dtype); }
 
-std::string npy_header(ScalarType dtype, const std::vector<int64_t>& shape) { return npy_header_serialize(dtype, shape); }
-
 std::string npy_serialize(const Tensor& t) {
   assert(tensor_consistency_check(t, "").ok());
   std::string out = npy_header_serialize(t.dtype, t.shape);

@@ -24,9 +24,7 @@ Status npy_write(const std::string& path, const Tensor& t);
 // The tensor must be consistent (buffer size matching the shape).
 std::string npy_serialize(const Tensor& t);
 
-// The descr numpy writes for a type ("<f4", "|u1") and the bytes before the data of a
-// file holding that type and shape (what exported C code writes verbatim).
+// The descr numpy writes for a type ("<f4", "|u1"); exported example code writes it.
 std::string npy_descr(ScalarType dtype);
-std::string npy_header(ScalarType dtype, const std::vector<int64_t>& shape);
 
 }  // namespace tcs
