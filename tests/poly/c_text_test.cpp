@@ -81,29 +81,6 @@ Expected<TensorMap> run_c(const std::string& c, const SemaDef& def, const DefSha
   return out;
 }
 
-void expect_c_matches_interpreter(const std::shared_ptr<const CheckedFile>& file, const SemaDef& def,
-                                  const std::vector<MappingOptions>& option_sets, const fs::path& dir) {
-  auto setup = kernel_setup(file, KernelSpec{def.name, {}, {}});
-  ASSERT_TRUE(setup) << def.name << ": " << setup.error();
-  auto inputs = random_inputs(def, setup->shapes, 21);
-  ASSERT_TRUE(inputs) << inputs.error();
-  auto want = interpret(def, setup->shapes, *inputs);
-  if (!want && want.error_kind() == ErrorKind::RuntimeFault) return;  // e.g. a division by zero on these inputs
-  ASSERT_TRUE(want) << want.error();
-  for (size_t i = 0; i < option_sets.size(); ++i) {
-    auto compiled = compile_kernel(*setup, option_sets[i], CodegenChoice("cpu", {"c"}, false));
-    if (!compiled && compiled.error_kind() == ErrorKind::Options) continue;  // random options this kernel refuses
-    ASSERT_TRUE(compiled) << def.name << ": " << compiled.error();
-    const std::string& c = compiled->text("c").text;
-    auto got = run_c(c, def, setup->shapes, *inputs, dir / (def.name + "_" + std::to_string(i)));
-    ASSERT_TRUE(got) << def.name << " under\n" << mapping_options_to_json(option_sets[i]) << got.error() << "\n" << c;
-    for (const auto& [name, t] : *want) {
-      TensorComparison cmp = compare_tensors(name, got->at(name), t);
-      EXPECT_TRUE(cmp.ok) << def.name << " under\n" << mapping_options_to_json(option_sets[i]) << cmp.problem << "\n" << c;
-    }
-  }
-}
-
 // Other sizes the def accepts: each size moved by a few (up, else down), so the code
 // compiled for the header's sizes runs on sizes it was not specialised to.
 SizeMap other_sizes(const SemaDef& def, const SizeMap& sizes) {
@@ -120,28 +97,32 @@ SizeMap other_sizes(const SemaDef& def, const SizeMap& sizes) {
   return moved;
 }
 
-// The C compiled with symbolic sizes (the default preset and random options, tiles chosen
-// for the header's sizes) run on other sizes against the interpreter on those sizes.
-void expect_symbolic_c_matches_interpreter(const std::shared_ptr<const CheckedFile>& file, const SemaDef& def,
-                                           const std::vector<MappingOptions>& option_sets, const fs::path& dir) {
+// The C text under each option set against the interpreter. With `symbolic_sizes` the C
+// takes the sizes as arguments (tiles chosen for the header's sizes) and runs on other
+// sizes, against the interpreter on those.
+void expect_c_matches_interpreter(const std::shared_ptr<const CheckedFile>& file, const SemaDef& def,
+                                  const std::vector<MappingOptions>& option_sets, const fs::path& dir,
+                                  bool symbolic_sizes = false) {
   auto setup = kernel_setup(file, KernelSpec{def.name, {}, {}});
   ASSERT_TRUE(setup) << def.name << ": " << setup.error();
-  auto shapes = shapes_evaluate(def, other_sizes(def, setup->shapes.sizes));
+  auto shapes = symbolic_sizes ? shapes_evaluate(def, other_sizes(def, setup->shapes.sizes)) : setup->shapes;
   ASSERT_TRUE(shapes) << shapes.error();
-  auto inputs = random_inputs(def, *shapes, 22);
+  auto inputs = random_inputs(def, *shapes, symbolic_sizes ? 22 : 21);
   ASSERT_TRUE(inputs) << inputs.error();
   auto want = interpret(def, *shapes, *inputs);
-  if (!want && want.error_kind() == ErrorKind::RuntimeFault) return;
+  if (!want && want.error_kind() == ErrorKind::RuntimeFault) return;  // e.g. a division by zero on these inputs
   ASSERT_TRUE(want) << want.error();
   for (size_t i = 0; i < option_sets.size(); ++i) {
     CodegenChoice choice("cpu", {"c"}, false);
-    choice.symbolic_sizes = true;
+    choice.symbolic_sizes = symbolic_sizes;
     auto compiled = compile_kernel(*setup, option_sets[i], choice);
-    if (!compiled && compiled.error_kind() == ErrorKind::Options) continue;
+    if (!compiled && compiled.error_kind() == ErrorKind::Options) continue;  // random options this kernel refuses
     ASSERT_TRUE(compiled) << def.name << ": " << compiled.error();
     const std::string& c = compiled->text("c").text;
-    std::string at = " at " + sizes_describe(def, shapes->sizes) + " under\n" + mapping_options_to_json(option_sets[i]);
-    auto got = run_c(c, def, *shapes, *inputs, dir / (def.name + "_symbolic_" + std::to_string(i)), true);
+    std::string at = (symbolic_sizes ? " at " + sizes_describe(def, shapes->sizes) : std::string()) + " under\n" +
+                     mapping_options_to_json(option_sets[i]);
+    fs::path run_dir = dir / (def.name + (symbolic_sizes ? "_symbolic_" : "_") + std::to_string(i));
+    auto got = run_c(c, def, *shapes, *inputs, run_dir, symbolic_sizes);
     ASSERT_TRUE(got) << def.name << at << got.error() << "\n" << c;
     for (const auto& [name, t] : *want) {
       TensorComparison cmp = compare_tensors(name, got->at(name), t);
@@ -185,7 +166,7 @@ TEST_P(CText, CompilesAndMatchesTheInterpreter) {
     std::vector<MappingOptions> sets = {*mapping_preset("naive", def), *mapping_preset("default", def),
                                         random_mapping_options(rng, def)};
     expect_c_matches_interpreter(file, def, sets, dir);
-    expect_symbolic_c_matches_interpreter(file, def, {sets[1], random_mapping_options(rng, def)}, dir);
+    expect_c_matches_interpreter(file, def, {sets[1], random_mapping_options(rng, def)}, dir, true);
     expect_jit_matches_interpreter(file, def, 23, true);
   }
   fs::remove_all(dir);
