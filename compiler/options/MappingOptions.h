@@ -57,6 +57,9 @@ struct MappingOptions {
 // Parses and validates; errors name the field ("tile[1] must be a positive integer, got 0")
 // and, for JSON syntax, the line and column.
 Expected<MappingOptions> mapping_options_from_json(std::string_view text);
+// Reads each field as the table allows it but skips the checks between fields (registerTile
+// within tile, ...): what an editor shows while the user is midway through a change.
+Expected<MappingOptions> mapping_options_read_json(std::string_view text);
 std::string mapping_options_to_json(const MappingOptions& o);  // pretty, stable key order
 Status mapping_options_validate(const MappingOptions& o);
 

@@ -120,6 +120,13 @@ std::string group_of(const std::string& name) {
 }  // namespace
 
 Expected<MappingOptions> mapping_options_from_json(std::string_view text) {
+  auto o = mapping_options_read_json(text);
+  if (!o) return o;
+  if (Status v = mapping_options_validate(*o); !v) return error_prefixed(v.failure(), "options: ");
+  return o;
+}
+
+Expected<MappingOptions> mapping_options_read_json(std::string_view text) {
   json doc;
   try {
     doc = json::parse(text);
@@ -162,7 +169,6 @@ Expected<MappingOptions> mapping_options_from_json(std::string_view text) {
     return success();
   };
   if (Status s = read(doc, ""); !s) return s.failure();
-  if (Status v = mapping_options_validate(o); !v) return error_prefixed(v.failure(), "options: ");
   return o;
 }
 

@@ -31,34 +31,15 @@
 #include "views/models/SizesModel.h"
 #include "views/editor/SourceEditor.h"
 #include "views/theme/Theme.h"
+#include "window_driver.h"
 
 using namespace tcs;
+using namespace tcs::test;
 
 namespace {
 
-constexpr int kWaitMs = 60000;  // a debug or sanitizer build compiles slowly
-
-void screenshot(QWidget* w, const QString& name) {
-  QString dir = qEnvironmentVariable("TCS_SCREENSHOT_DIR");
-  if (dir.isEmpty()) return;
-  QDir().mkpath(dir);
-  QVERIFY(w->grab().save(dir + "/" + name + ".png"));
-}
-
 int indicator_at(SourceEditor* e, int indicator, long pos) {
   return int(e->SendScintilla(QsciScintilla::SCI_INDICATORVALUEAT, indicator, pos));
-}
-
-// Waits until the newest job has delivered its final result.
-// The menu action with this text, searched through every menu.
-QAction* menu_action(MainWindow& w, const QString& text) {
-  for (QAction* a : w.findChildren<QAction*>())
-    if (a->text() == text) return a;
-  return nullptr;
-}
-
-bool wait_idle(MainWindow& w) {
-  return QTest::qWaitFor([&] { return w.idle() && w.outcome() && w.outcome()->final; }, kWaitMs);
 }
 
 int line_containing(QsciScintilla* e, const QString& needle) {

@@ -195,9 +195,12 @@ void OptionsPanel::field_edited(const FieldWidget& fw) {
   set_custom_json(json);
 }
 
+// The JSON changed: the fields follow it as far as it reads (a field edit then applies to
+// what the JSON says, not to the options before it), and the compile reports the rest.
 void OptionsPanel::json_edited() {
   if (filling_) return;
   custom_json_ = json_->toPlainText().toStdString();
+  if (auto read = mapping_options_read_json(custom_json_)) fill_fields(*read);
   filling_ = true;
   preset_->setCurrentText(QString::fromLatin1(kCustom));
   filling_ = false;
