@@ -211,7 +211,8 @@ void MainWindow::build_menus() {
 
   QMenu* build = menuBar()->addMenu(tr("&Build"));
   build->addAction(tr("&Compile Now"), QKeySequence(Qt::CTRL | Qt::Key_B), this, &MainWindow::compile_now);
-  build->addAction(tr("&Run with Check"), QKeySequence(Qt::CTRL | Qt::Key_R), this, &MainWindow::run_with_check);
+  build->addAction(tr("&Run (Time and Check)"), QKeySequence(Qt::CTRL | Qt::Key_R), this, &MainWindow::run_with_check);
+  build->addAction(tr("C&ancel"), QKeySequence(Qt::CTRL | Qt::Key_Period), service_, &CompileService::cancel);
   build->addAction(tr("Reset &Sizes to the Header"), this, [this] { kernel_->sizes()->clear_overrides(); });
   build->addAction(tr("&Pin Result for Diff"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_D), diff_, &DiffPanel::pin);
   QMenu* target = build->addMenu(tr("&Target"));
@@ -364,7 +365,7 @@ CodeView* MainWindow::pass_tree_view() const { return passes_->tree(); }
 PassListModel* MainWindow::passes() const { return passes_->model(); }
 ChangedPassFilter* MainWindow::pass_filter() const { return passes_->filter(); }
 QListView* MainWindow::pass_list() const { return passes_->list(); }
-QPlainTextEdit* MainWindow::run_report() const { return run_report_; }
+QPlainTextEdit* MainWindow::run_report() const { return run_report_->report(); }
 
 bool MainWindow::idle() const { return !edits_pending_ && !service_->busy(); }
 
@@ -465,6 +466,7 @@ bool MainWindow::open_file(const QString& path) {
 }
 
 void MainWindow::set_source(const QString& name, const QString& text) {
+  if (name != path_) code_->mark_stale(tr("code from %1").arg(path_.isEmpty() ? tr("untitled.tc") : QFileInfo(path_).fileName()));
   path_ = name;
   kernel_->reset();
   editor_->setText(text);

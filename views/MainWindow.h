@@ -70,6 +70,8 @@ class MainWindow : public QMainWindow {
   DiffPanel* diff() const { return diff_; }
   QComboBox* entry_box() const;
   QPlainTextEdit* run_report() const;
+  RunPanel* run_panel() const { return run_report_; }
+  CodePanel* code_panel() const { return code_; }
   FindBar* find_bar() const { return find_bar_; }
   CompileService* service() const { return service_; }
   // The newest result shown (null before the first one).

@@ -40,6 +40,10 @@ Expected<Measurement> measure_kernel(const Kernel& kernel, const TensorMap& inpu
   m.flops = kernel_flops(kernel.def(), kernel.shapes());
 
   // The run whose outputs are shown and checked: fresh buffers, timed alone.
+  auto stage = [&](const char* name) {
+    if (request.on_stage) request.on_stage(name);
+  };
+  stage("running once");
   auto buffers = kernel_buffers(kernel.def(), kernel.shapes(), inputs);
   if (!buffers) return buffers.failure();
   auto t0 = std::chrono::steady_clock::now();
@@ -50,6 +54,7 @@ Expected<Measurement> measure_kernel(const Kernel& kernel, const TensorMap& inpu
   if (request.plan.min_calls > 0 || request.plan.min_total_ms > 0) {
     auto slots = timing_slots(kernel, inputs, request.cold_caches);
     if (!slots) return slots.failure();
+    stage("timing");
     TimingPlan plan = request.plan;
     // Warm up over every slot once, so the timed calls see no first-touch page faults.
     plan.warmup_calls = std::max(plan.warmup_calls, int(slots->size()));
@@ -62,6 +67,7 @@ Expected<Measurement> measure_kernel(const Kernel& kernel, const TensorMap& inpu
 
   if (request.check) {
     m.checked = true;
+    stage("checking against the interpreter");
     auto want = interpret(kernel.def(), kernel.shapes(), inputs);
     if (!want) return error_prefixed(want.failure(), "the interpreter failed on the same inputs: ");
     for (const auto& [name, t] : *want) {

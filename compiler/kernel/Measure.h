@@ -3,6 +3,7 @@
 // and checked), then timed with the one timing routine on buffers prepared beforehand, so
 // the figure is the kernel's own time: no allocation, zero-filling, copying or page
 // faults inside it. The CLI's run, the IDE's Run panel and the tuner all call this.
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -19,6 +20,8 @@ struct MeasureRequest {
   bool cold_caches = false;
   // Compare the first run's outputs with the reference interpreter on the same inputs.
   bool check = false;
+  // Told when a stage begins ("running once", "timing", "checking against the interpreter").
+  std::function<void(const char* stage)> on_stage = nullptr;
 };
 
 struct Measurement {

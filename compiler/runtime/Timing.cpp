@@ -30,6 +30,7 @@ Expected<Timing> time_calls(const std::function<Status(size_t call)>& call, cons
     if (!s) return s.failure();
     t.ms.push_back(ms);
     total += ms;
+    if (plan.on_call) plan.on_call(t.ms.size(), total);
   }
   t.median_ms = median_of(t.ms);
   t.best_ms = t.ms.empty() ? 0 : *std::min_element(t.ms.begin(), t.ms.end());

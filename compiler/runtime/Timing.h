@@ -17,6 +17,8 @@ struct TimingPlan {
   double min_total_ms = 0;     // ... and at least this much timed time in all ...
   int max_calls = 1000000;     // ... but never more than this many
   const std::atomic<bool>* cancel = nullptr;  // checked between calls: a Cancelled error
+  // Told after each timed call: how many so far and their total time (for a progress line).
+  std::function<void(size_t timed_calls, double timed_ms)> on_call = nullptr;
 };
 
 struct Timing {

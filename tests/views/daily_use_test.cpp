@@ -5,13 +5,16 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
+#include <QPushButton>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QtTest>
 
 #include "views/code/CodeView.h"
+#include "views/editor/SourceEditor.h"
 #include "views/models/SizesModel.h"
 #include "views/panels/OptionsPanel.h"
+#include "views/panels/RunPanel.h"
 #include "window_driver.h"
 
 using namespace tcs;
@@ -27,6 +30,15 @@ void edit_field(OptionsPanel* panel, const char* name, const QString& text) {
   QVERIFY(edit);
   edit->setText(text);
   emit edit->editingFinished();
+}
+
+void set_size(MainWindow& w, const QString& name, int value) {
+  for (int r = 0; r < w.sizes()->rowCount(); ++r)
+    if (w.sizes()->index(r, 0).data().toString() == name) {
+      QVERIFY(w.sizes()->setData(w.sizes()->index(r, SizesModel::ValueColumn), value));
+      return;
+    }
+  QFAIL(qPrintable("no size " + name));
 }
 
 QLabel* options_error(MainWindow& w) { return w.options()->findChild<QLabel*>("optionsError"); }
@@ -103,6 +115,79 @@ class DailyUseTest : public QObject {
     QVERIFY2(!options_error(w)->text().contains("line"), qPrintable(options_error(w)->text()));  // no JSON position for a field
     QVERIFY(wait_idle(w));
     QCOMPARE(w.outcome()->options_json, before);
+  }
+
+  // Defect 5: a run refused as too large for the interpreter replaced every code pane with
+  // "// no code". Now it is timed without the check (and says so), the code stays, and a
+  // running job shows its progress and can be cancelled.
+  void a_large_run_is_timed_unchecked_and_can_be_cancelled() {
+    MainWindow w(QStringLiteral(TCS_EXAMPLES_DIR));
+    QVERIFY(w.open_file(examples("matmul.tc")));
+    QVERIFY(wait_idle(w));
+    for (const char* n : {"M", "K", "N"}) set_size(w, n, 512);
+    QVERIFY(wait_idle(w));
+    w.run_with_check();
+    QVERIFY(wait_idle(w));
+    QString report = w.run_report()->toPlainText();
+    QVERIFY2(report.contains("not checked") && report.contains("too many for the reference interpreter"), qPrintable(report));
+    QVERIFY(report.contains("GFLOP/s"));
+    QVERIFY(w.code_view(MainWindow::CPane)->text().contains("void matmul"));
+    QVERIFY(w.code_view(MainWindow::AsmPane)->text().contains("matmul"));
+    QVERIFY(w.code_view(MainWindow::CPane)->stale_reason().isEmpty());
+
+    // The naive loops at these sizes take a good part of a second a call: cancel midway.
+    w.options()->set_preset("naive");
+    QVERIFY(wait_idle(w));
+    w.run_with_check();
+    RunPanel* run = w.run_panel();
+    QVERIFY(run->cancel_button()->isVisibleTo(run));
+    QTRY_VERIFY_WITH_TIMEOUT(run->progress_label()->text().contains("timing"), kWaitMs);
+    QTest::mouseClick(run->cancel_button(), Qt::LeftButton);
+    QVERIFY(wait_idle(w));
+    QCOMPARE(w.run_report()->toPlainText().trimmed(), QStringLiteral("run cancelled"));
+    QVERIFY(!run->cancel_button()->isVisibleTo(run));
+    QVERIFY(w.code_view(MainWindow::CPane)->text().contains("void matmul"));
+  }
+
+  // Defect 6: after an error, or after opening another file, panes kept old results with
+  // no mark. Old output is now faded with the reason until new output replaces it.
+  void stale_results_are_marked_until_replaced() {
+    MainWindow w(QStringLiteral(TCS_EXAMPLES_DIR));
+    QVERIFY(w.open_file(examples("matmul.tc")));
+    QVERIFY(wait_idle(w));
+    w.run_with_check();
+    QVERIFY(wait_idle(w));
+    QVERIFY(w.run_report()->toPlainText().contains("check passed"));
+    QVERIFY(w.run_panel()->stale_reason().isEmpty());
+    CodeView* c = w.code_view(MainWindow::CPane);
+    QVERIFY(c->stale_reason().isEmpty());
+
+    // Break the source: the code stays, faded, saying why; so does the run report.
+    QString good = w.editor()->text();
+    w.editor()->setText(good + "def broken(float(N) A) -> (B) { B(i) = A(i) * Q(i) }\n");
+    QVERIFY(wait_idle(w));
+    QVERIFY(c->text().contains("void matmul"));
+    QVERIFY2(c->stale_reason().contains("the source has errors"), qPrintable(c->stale_reason()));
+    QVERIFY(!w.code_view(MainWindow::AsmPane)->stale_reason().isEmpty());
+    QVERIFY2(w.run_panel()->stale_reason().contains("source"), qPrintable(w.run_panel()->stale_reason()));
+    QVERIFY(!w.run_report()->isEnabled());
+    screenshot(&w, "stale_results");
+
+    // Mend it: fresh code, no mark; the run describes this kernel again.
+    w.editor()->setText(good);
+    QVERIFY(wait_idle(w));
+    QVERIFY(c->stale_reason().isEmpty());
+    QVERIFY(w.run_panel()->stale_reason().isEmpty());
+    // Options changed: the run report no longer describes the kernel.
+    w.options()->set_preset("naive");
+    QVERIFY(wait_idle(w));
+    QVERIFY(w.run_panel()->stale_reason().contains("options"));
+
+    // Another file whose def does not compile: the panes say whose code they still show.
+    w.set_source("other.tc", "def other(float(N) A) -> (B) { B(i) = A(i) + Zz(i) }\n");
+    QVERIFY(wait_idle(w));
+    QVERIFY2(c->stale_reason().contains("matmul.tc"), qPrintable(c->stale_reason()));
+    QVERIFY(!w.run_panel()->stale_reason().isEmpty());
   }
 };
 

@@ -26,6 +26,7 @@ void CodePanel::follow(CompileService* service) {
 
 void CodePanel::show_outcome(const CompileOutcome& o) {
   if (o.result) {
+    shown_ = std::make_shared<CompileOutcome>(o);
     const CompileResult& r = *o.result;
     links_ = CodeLinks(r.lowering.nest);
     panes_[CPane]->set_code(r.text("c"));
@@ -39,10 +40,25 @@ void CodePanel::show_outcome(const CompileOutcome& o) {
         if (panes_[p]->code().text.empty()) panes_[p]->set_placeholder(tr("compiling..."));
     }
     emit code_shown();
-  } else if (o.final && o.error && !o.failed(ErrorKind::Source) && !o.failed(ErrorKind::Options)) {
+  } else if (o.final && o.error) {
+    // No new code: what is shown stays, faded, saying what it was compiled from and why
+    // nothing replaced it. A pane with nothing to keep says why it is empty.
     QString why = QString::fromStdString(o.error_message());
-    for (CodeView* v : panes_) v->set_placeholder(tr("// no code: %1").arg(why));
+    QString from = tr("the last good compile");
+    if (shown_) {
+      std::string change = kernel_change(*shown_, o);
+      if (change == "the file") from = tr("%1").arg(QString::fromStdString(shown_->checked->file.name()));
+    }
+    for (CodeView* v : panes_) {
+      if (v->code().text.empty()) v->set_placeholder(tr("// no code: %1").arg(why));
+      else v->set_stale(tr("code from %1; now: %2").arg(from, why));
+    }
   }
+}
+
+void CodePanel::mark_stale(const QString& reason) {
+  for (CodeView* v : panes_)
+    if (!v->code().text.empty()) v->set_stale(reason);
 }
 
 }  // namespace tcs

@@ -2,8 +2,9 @@
 // The Generated code dock: a tab per text the target produces (C, LLVM IR, assembly) and
 // the schedule tree. It follows the compile service itself: C and the schedule as soon as
 // they exist, LLVM IR and assembly with the final result; for sizes the kernel cannot
-// take it says why (source and option errors keep the last good code, which their own
-// views explain). The links from lines to loops and statements come with the code.
+// take it says why. A result without code (an error, a cancelled job) keeps the code on
+// screen, faded and marked stale with the reason, until new code replaces it. The links
+// from lines to loops and statements come with the code.
 #include <QTabWidget>
 #include <array>
 #include <memory>
@@ -28,6 +29,8 @@ class CodePanel : public QTabWidget {
   const std::array<CodeView*, PaneCount>& views() const { return panes_; }
   // How the shown lines map to loops and statements.
   const CodeLinks& links() const { return links_; }
+  // Fades every pane with code in it, with the reason, until new code replaces it.
+  void mark_stale(const QString& reason);
 
  signals:
   // New code is on screen (links() describes it).
@@ -39,6 +42,7 @@ class CodePanel : public QTabWidget {
 
   std::array<CodeView*, PaneCount> panes_{};
   CodeLinks links_;
+  std::shared_ptr<const CompileOutcome> shown_;  // the result whose code is on screen
 };
 
 }  // namespace tcs

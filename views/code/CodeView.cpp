@@ -1,6 +1,7 @@
 #include "views/code/CodeView.h"
 
 #include <QFontDatabase>
+#include <QLabel>
 #include <algorithm>
 
 #include "views/theme/Theme.h"
@@ -20,6 +21,11 @@ CodeView::CodeView(CodeLanguage language, QWidget* parent) : QsciScintilla(paren
   setCaretLineVisible(true);
   setWrapMode(WrapNone);
   markerDefine(Background, kLinkedMarker);
+  banner_ = new QLabel(viewport());
+  banner_->setObjectName(QStringLiteral("staleBanner"));
+  banner_->setWordWrap(true);
+  banner_->setMargin(4);
+  banner_->hide();
   set_dark(false);
   connect(this, &QsciScintilla::cursorPositionChanged, this, [this](int line, int) {
     if (filling_) return;
@@ -37,16 +43,43 @@ void CodeView::set_dark(bool dark) {
   setCaretForegroundColor(p.text);
   setSelectionBackgroundColor(p.selection);
   setMarkerBackgroundColor(p.linked_line, kLinkedMarker);
+  banner_->setStyleSheet(QStringLiteral("background: %1; color: %2; border: 1px solid %3;")
+                             .arg(p.caret_line.name(), p.text.name(), p.margin_text.name()));
+}
+
+void CodeView::set_stale(const QString& reason) {
+  stale_reason_ = reason;
+  lexer_->set_faded(!reason.isEmpty());
+  banner_->setText(tr("Stale: %1").arg(reason));
+  banner_->setVisible(!reason.isEmpty());
+  place_banner();
+}
+
+// The banner sits in the top right corner of the text, over at most half its width.
+void CodeView::place_banner() {
+  int width = std::min(std::max(160, viewport()->width() / 2), viewport()->width());
+  int inner = width - 2 * banner_->margin() - 2;  // the border is one pixel each side
+  QRect text = banner_->fontMetrics().boundingRect(QRect(0, 0, inner, 10000), Qt::TextWordWrap, banner_->text());
+  banner_->setFixedSize(width, text.height() + 2 * banner_->margin() + 2);
+  banner_->move(viewport()->width() - banner_->width() - 4, 4);
+}
+
+void CodeView::resizeEvent(QResizeEvent* event) {
+  QsciScintilla::resizeEvent(event);
+  place_banner();
 }
 
 void CodeView::set_code(const GeneratedText& code) {
   // A job delivers its C and schedule twice (before and after the LLVM phases).
   auto same = [](const LineOrigin& a, const LineOrigin& b) { return a.loop_id == b.loop_id && a.stmt == b.stmt; };
   if (!shown_.empty() && code.text == code_.text &&
-      std::equal(code.lines.begin(), code.lines.end(), code_.lines.begin(), code_.lines.end(), same))
+      std::equal(code.lines.begin(), code.lines.end(), code_.lines.begin(), code_.lines.end(), same)) {
+    set_stale({});
     return;
+  }
   code_ = code;
   refill();
+  set_stale({});
 }
 
 void CodeView::set_placeholder(const QString& message) {
@@ -55,6 +88,7 @@ void CodeView::set_placeholder(const QString& message) {
   shown_.clear();
   setText(message);
   filling_ = false;
+  set_stale({});
 }
 
 void CodeView::set_hide_comments(bool hide) {

@@ -7,6 +7,8 @@
 
 #include <functional>
 
+class QLabel;
+
 #include "views/code/CodeLexer.h"
 #include "codegen/GeneratedText.h"
 
@@ -22,6 +24,10 @@ class CodeView : public QsciScintilla {
   void set_hide_comments(bool hide);
   void set_hide_directives(bool hide);
   void set_dark(bool dark);
+  // Marks the code shown as out of date (faded, with the reason in a banner) until
+  // set_code shows new code; an empty reason clears the mark.
+  void set_stale(const QString& reason);
+  QString stale_reason() const { return stale_reason_; }
 
   // Marks every shown line whose origin satisfies `pred` and scrolls to the first;
   // returns how many lines are marked.
@@ -40,6 +46,8 @@ class CodeView : public QsciScintilla {
 
  private:
   void refill();
+  void place_banner();
+  void resizeEvent(QResizeEvent* event) override;
 
   CodeLanguage lang_;
   CodeLexer* lexer_;
@@ -47,6 +55,8 @@ class CodeView : public QsciScintilla {
   std::vector<LineOrigin> shown_;  // origin of each shown line
   bool hide_comments_ = false, hide_directives_ = false;
   bool filling_ = false;
+  QString stale_reason_;
+  QLabel* banner_;
 };
 
 }  // namespace tcs

@@ -35,7 +35,11 @@ void PassPanel::follow(CompileService* service) {
 }
 
 void PassPanel::show_outcome(std::shared_ptr<const CompileOutcome> o) {
-  if (!o->result) return;  // errors keep the last passes
+  if (!o->result) {  // errors keep the last passes, faded
+    if (o->final && o->error && !tree_->code().text.empty())
+      tree_->set_stale(tr("passes of the last good compile; now: %1").arg(QString::fromStdString(o->error_message())));
+    return;
+  }
   outcome_ = o;
   const auto& passes = o->result->lowering.passes;
   int current = list_->currentIndex().isValid() ? filter_->mapToSource(list_->currentIndex()).row()

@@ -1,42 +1,106 @@
 #include "views/panels/RunPanel.h"
 
 #include <QFontDatabase>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QVBoxLayout>
 
 #include "views/service/CompileService.h"
 
 namespace tcs {
 
-RunPanel::RunPanel(QWidget* parent) : QPlainTextEdit(parent) {
-  setObjectName(QStringLiteral("runReport"));
-  setReadOnly(true);
-  setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-  setPlaceholderText(tr("Build ▸ Run with Check (Ctrl+R) runs the kernel on random inputs and "
-                        "compares it with the reference interpreter."));
+RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
+  stage_ = new QLabel(this);
+  stage_->setObjectName(QStringLiteral("runStage"));
+  bar_ = new QProgressBar(this);
+  bar_->setRange(0, 0);  // busy: a run's length is not known ahead
+  bar_->setMaximumWidth(160);
+  bar_->setTextVisible(false);
+  cancel_ = new QPushButton(tr("Cancel"), this);
+  cancel_->setObjectName(QStringLiteral("cancelRun"));
+  report_ = new QPlainTextEdit(this);
+  report_->setObjectName(QStringLiteral("runReport"));
+  report_->setReadOnly(true);
+  report_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+  report_->setPlaceholderText(tr("Build ▸ Run (Ctrl+R) runs the kernel on random inputs, times it and "
+                                 "compares it with the reference interpreter."));
+  auto* row = new QHBoxLayout;
+  row->setContentsMargins(0, 0, 0, 0);
+  row->addWidget(stage_, 1);
+  row->addWidget(bar_);
+  row->addWidget(cancel_);
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->setSpacing(2);
+  layout->addLayout(row);
+  layout->addWidget(report_, 1);
+  set_running(false);
 }
 
 void RunPanel::follow(CompileService* service) {
   connect(service, &CompileService::compiled, this,
-          [this](std::shared_ptr<const CompileOutcome> o) { show_outcome(*o); });
+          [this](std::shared_ptr<const CompileOutcome> o) {
+            if (o->run_requested) {
+              if (o->final) measured_ = o;
+              show_outcome(*o);
+            } else if (measured_ && o->final) {
+              std::string change = kernel_change(*measured_, *o);
+              set_stale(change.empty() ? QString() : tr("%1 changed since this run").arg(QString::fromStdString(change)));
+            }
+          });
+  connect(service, &CompileService::progress, this, [this](const QString& stage) {
+    if (running_ && !stage.isEmpty()) stage_->setText(stage + "...");
+  });
+  connect(cancel_, &QPushButton::clicked, service, &CompileService::cancel);
 }
 
-void RunPanel::show_started() { setPlainText(tr("compiling and running...")); }
+void RunPanel::show_started() {
+  set_running(true);
+  set_stale({});
+  stage_->setText(tr("compiling..."));
+  report_->clear();
+}
+
+void RunPanel::set_running(bool running) {
+  running_ = running;
+  bar_->setVisible(running);
+  cancel_->setVisible(running);
+  stage_->setVisible(running || !stale_reason_.isEmpty());
+}
+
+// A report that no longer describes the kernel in the editor stays readable but greyed,
+// with the reason above it, until the next run replaces it.
+void RunPanel::set_stale(const QString& reason) {
+  stale_reason_ = reason;
+  report_->setEnabled(reason.isEmpty());
+  if (!running_) stage_->setText(reason.isEmpty() ? QString() : tr("Stale: %1.").arg(reason));
+  set_running(running_);
+}
 
 void RunPanel::show_outcome(const CompileOutcome& o) {
-  if (!o.run_requested || !o.final) return;
+  if (!o.final) return;
+  set_running(false);
+  set_stale({});
   if (!o.run) {
-    setPlainText(tr("run failed: %1").arg(QString::fromStdString(o.error_message())));
+    report_->setPlainText(o.failed(ErrorKind::Cancelled) ? tr("run cancelled")
+                                                         : tr("run failed: %1").arg(QString::fromStdString(o.error_message())));
     return;
   }
   const RunReport& rr = *o.run;
-  QString text = tr("%1  median %2 ms over %3 runs, %4 GFLOP/s, %5 thread(s)\nworst error %6\n")
-                     .arg(rr.ok ? tr("check passed") : tr("CHECK FAILED"))
+  QString verdict = !rr.checked ? tr("not checked") : rr.ok ? tr("check passed") : tr("CHECK FAILED");
+  QString text = tr("%1  median %2 ms over %3 runs, %4 GFLOP/s, %5 thread(s)\n")
+                     .arg(verdict)
                      .arg(rr.median_ms, 0, 'g', 4)
                      .arg(rr.repeats)
                      .arg(rr.gflops, 0, 'f', 2)
-                     .arg(rr.threads)
-                     .arg(rr.worst_error, 0, 'g', 3);
+                     .arg(rr.threads);
+  if (rr.checked) text += tr("worst error %1\n").arg(rr.worst_error, 0, 'g', 3);
+  if (!rr.note.empty()) text += QString::fromStdString(rr.note) + "\n";
   for (const std::string& l : rr.lines) text += QString::fromStdString(l) + "\n";
-  setPlainText(text);
+  report_->setPlainText(text);
 }
 
 }  // namespace tcs

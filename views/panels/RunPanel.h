@@ -1,24 +1,48 @@
 #pragma once
-// The Run dock: what Build ▸ Run with Check measured (median time, GFLOP/s, threads, the
-// worst error per output against the interpreter) or why the run failed. It follows the
-// compile service itself and shows only results of jobs that asked for a run.
-#include <QPlainTextEdit>
+// The Run dock: what Build ▸ Run measured (median time, GFLOP/s, threads, the worst error
+// per output against the interpreter, or why the check was skipped) or why the run
+// failed. While a run is on, a progress line and a Cancel button; once the kernel, its
+// sizes or options change, the report is greyed and says it is stale. It follows the
+// compile service itself.
+#include <QWidget>
 #include <memory>
+
+class QLabel;
+class QPlainTextEdit;
+class QProgressBar;
+class QPushButton;
 
 namespace tcs {
 
 class CompileService;
 struct CompileOutcome;
 
-class RunPanel : public QPlainTextEdit {
+class RunPanel : public QWidget {
   Q_OBJECT
  public:
   explicit RunPanel(QWidget* parent = nullptr);
   void follow(CompileService* service);
   void show_started();
 
+  QPlainTextEdit* report() const { return report_; }
+  QPushButton* cancel_button() const { return cancel_; }
+  QLabel* progress_label() const { return stage_; }
+  bool running() const { return running_; }
+  // Empty while the report describes the kernel in the editor; the reason otherwise.
+  QString stale_reason() const { return stale_reason_; }
+
  private:
   void show_outcome(const CompileOutcome& o);
+  void set_running(bool running);
+  void set_stale(const QString& reason);
+
+  QLabel* stage_;
+  QProgressBar* bar_;
+  QPushButton* cancel_;
+  QPlainTextEdit* report_;
+  bool running_ = false;
+  QString stale_reason_;
+  std::shared_ptr<const CompileOutcome> measured_;  // the run the report shows
 };
 
 }  // namespace tcs

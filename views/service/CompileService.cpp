@@ -25,22 +25,32 @@ std::string number(double v) {
   return buf;
 }
 
-// The interpreter is a tree walker (about 50 ns per operation): above this a run with
-// check would keep the worker busy for more than a few seconds.
+// The interpreter is a tree walker (about 50 ns per operation): above this a check would
+// keep the worker busy for more than a few seconds, so larger kernels are timed only.
 constexpr double kMaxCheckedFlops = 1e8;
 
 // Runs the compiled kernel on seeded random inputs, checks every output against the
-// interpreter and times it (at least 3 runs and 0.2 s, at most 100 runs) with the
-// compiler's one measurement routine.
-Expected<RunReport> run_with_check(const Kernel& kernel, uint64_t seed, const std::atomic<bool>& cancel) {
+// interpreter (when it is small enough) and times it (at least 3 runs and 0.2 s, at most
+// 100 runs) with the compiler's one measurement routine, telling `progress` as it goes.
+Expected<RunReport> run_kernel(const Kernel& kernel, uint64_t seed, const std::atomic<bool>& cancel,
+                               const std::function<void(const QString&)>& progress) {
   auto inputs = random_inputs(kernel.def(), kernel.shapes(), seed);
   if (!inputs) return inputs.failure();
+  double flops = kernel_flops(kernel.def(), kernel.shapes());
   MeasureRequest request;
   request.plan = TimingPlan{.warmup_calls = 1, .min_calls = 3, .min_total_ms = 200, .max_calls = 100, .cancel = &cancel};
-  request.check = true;
+  request.plan.on_call = [&](size_t calls, double ms) {
+    progress(QStringLiteral("timing: %1 calls, %2 ms").arg(calls).arg(ms, 0, 'f', 0));
+  };
+  request.on_stage = [&](const char* stage) { progress(QString::fromLatin1(stage)); };
+  request.check = flops <= kMaxCheckedFlops;
   auto m = measure_kernel(kernel, *inputs, request);
   if (!m) return m.failure();
   RunReport report;
+  report.checked = m->checked;
+  if (!m->checked)
+    report.note = "not checked: " + number(flops) + " operations are too many for the reference interpreter (at most " +
+                  number(kMaxCheckedFlops) + "); lower the sizes to check the results";
   report.threads = kernel.threads();
   report.repeats = int(m->timing.ms.size());
   report.median_ms = m->timing.median_ms;
@@ -54,6 +64,16 @@ Expected<RunReport> run_with_check(const Kernel& kernel, uint64_t seed, const st
 }
 
 }  // namespace
+
+std::string kernel_change(const CompileOutcome& shown, const CompileOutcome& now) {
+  if (shown.checked->file.name() != now.checked->file.name()) return "the file";
+  if (shown.checked->file.text() != now.checked->file.text()) return "the source";
+  const SemaDef *a = shown.def(), *b = now.def();
+  if (!a || !b || a->name != b->name) return "the entry";
+  if (!shown.shapes || !now.shapes || shown.shapes->sizes != now.shapes->sizes) return "the sizes";
+  if (shown.options_json != now.options_json) return "the options";
+  return {};
+}
 
 std::shared_ptr<CompileOutcome> prepare_outcome(const CompileJob& job, KernelSetup* setup, MappingOptions* options) {
   auto out = std::make_shared<CompileOutcome>();
@@ -117,6 +137,7 @@ uint64_t CompileService::submit(CompileJob job) {
   {
     std::lock_guard lock(mutex_);
     pending_ = std::move(job);
+    pending_cancelled_ = false;
     if (running_cancel_) *running_cancel_ = true;
   }
   wake_.notify_one();
@@ -133,6 +154,7 @@ void CompileService::worker_loop() {
       if (stopping_) return;
       job = std::move(*pending_);
       pending_.reset();
+      *cancel = pending_cancelled_;
       running_cancel_ = cancel;
     }
     execute(job, *cancel);
@@ -145,19 +167,14 @@ void CompileService::execute(const CompileJob& job, const std::atomic<bool>& can
   KernelSetup setup;
   MappingOptions options;
   std::shared_ptr<CompileOutcome> out = prepare_outcome(job, &setup, &options);
-  if (!out->shapes || out->error || cancel) {
+  if (cancel && !out->error) out->error = Error{ErrorKind::Cancelled, "cancelled"};
+  if (!out->shapes || out->error) {
     out->final = true;
     deliver(out);
     return;
   }
-  const SemaDef& def = *out->def();
-  if (double flops = kernel_flops(def, *out->shapes); job.run && flops > kMaxCheckedFlops) {
-    out->error = Error{ErrorKind::Sizes, "run with check: " + number(flops) +
-                                             " operations are too many for the reference interpreter; lower the sizes"};
-    out->final = true;
-    deliver(out);
-    return;
-  }
+  auto progress = [this, id = job.id](const QString& stage) { report_progress(id, stage); };
+  progress(job.run ? QStringLiteral("compiling") : QString());
   CodegenChoice choice{"cpu", {"c"}, job.run};
   if (job.emit_llvm) choice.text_kinds.push_back("llvm");
   if (job.emit_asm) choice.text_kinds.push_back("asm");
@@ -177,9 +194,11 @@ void CompileService::execute(const CompileJob& job, const std::atomic<bool>& can
   } else {
     out->timings.insert(out->timings.end(), compiled->timings.begin(), compiled->timings.end());
     out->result = std::make_shared<CompileResult>(std::move(*compiled));
-    if (job.run && !cancel) {
+    if (job.run && cancel) {
+      out->error = Error{ErrorKind::Cancelled, "run cancelled"};
+    } else if (job.run) {
       auto t0 = Clock::now();
-      auto report = run_with_check(*out->result->kernel, job.seed, cancel);
+      auto report = run_kernel(*out->result->kernel, job.seed, cancel, progress);
       out->timings.push_back({"run", ms_since(t0)});
       if (report) out->run = std::move(*report);
       else out->error = report.failure();
@@ -187,6 +206,27 @@ void CompileService::execute(const CompileJob& job, const std::atomic<bool>& can
   }
   out->final = true;
   deliver(out);
+}
+
+void CompileService::cancel() {
+  std::lock_guard lock(mutex_);
+  if (pending_) pending_cancelled_ = true;  // it still reports back, as cancelled
+  if (running_cancel_) *running_cancel_ = true;
+}
+
+// At most one progress line every 50 ms reaches the GUI; stale jobs' lines are dropped.
+void CompileService::report_progress(uint64_t id, const QString& stage) {
+  static thread_local Clock::time_point last;
+  auto now = Clock::now();
+  bool timing_line = stage.startsWith(QLatin1String("timing:"));
+  if (timing_line && now - last < std::chrono::milliseconds(50)) return;
+  last = now;
+  QMetaObject::invokeMethod(
+      this,
+      [this, id, stage] {
+        if (id == latest_) emit progress(stage);
+      },
+      Qt::QueuedConnection);
 }
 
 void CompileService::deliver(std::shared_ptr<CompileOutcome> outcome) {

@@ -27,7 +27,7 @@ struct CompileJob {
   std::string options_json;  // empty: the preset
   std::string preset = "default";
   bool emit_llvm = true, emit_asm = true;
-  bool run = false;  // JIT-compile, run on random inputs and check against the interpreter
+  bool run = false;  // JIT-compile, run on random inputs, time, and check against the interpreter
   uint64_t seed = 0;
 };
 
@@ -37,6 +37,8 @@ struct RunReport {
   int repeats = 0, threads = 1;
   double worst_error = 0;
   bool ok = true;
+  bool checked = true;  // false: too large for the interpreter, timed only (note says why)
+  std::string note;
   std::vector<std::string> lines;  // per output: "O: ok, max error 1e-7 (bound 1e-4)"
 };
 
@@ -68,27 +70,38 @@ class CompileService : public QObject {
   // Queues `job` (replacing a waiting one, cancelling a running one); returns its id.
   uint64_t submit(CompileJob job);
   uint64_t latest() const { return latest_; }
+  // Stops the newest job: its result comes back at once as a Cancelled error.
+  void cancel();
   bool busy() const { return busy_; }
 
  signals:
   // Emitted on the GUI thread for the newest job only: once with the C text and
   // schedules (final = false, when LLVM phases follow), once when the job is done.
   void compiled(std::shared_ptr<const CompileOutcome> outcome);
+  // What the newest job is doing now ("compiling", "timing: 12 calls, 240 ms"), on the GUI thread.
+  void progress(const QString& stage);
 
  private:
   void worker_loop();
   void execute(const CompileJob& job, const std::atomic<bool>& cancel);
   void deliver(std::shared_ptr<CompileOutcome> outcome);
+  void report_progress(uint64_t id, const QString& stage);
 
   std::mutex mutex_;
   std::condition_variable wake_;
   std::optional<CompileJob> pending_;
+  bool pending_cancelled_ = false;
   std::shared_ptr<std::atomic<bool>> running_cancel_;
   bool stopping_ = false;
   uint64_t latest_ = 0;  // GUI thread only
   bool busy_ = false;    // GUI thread only
   std::thread worker_;
 };
+
+// What differs between the kernels two results describe, the first difference found:
+// "the file", "the source", "the entry", "the sizes", "the options"; empty when they are the
+// same kernel. A view holding an older result says it is stale with this.
+std::string kernel_change(const CompileOutcome& shown, const CompileOutcome& now);
 
 // The front end, entry, sizes and options of a job (through the compiler's one kernel
 // set-up): what every later stage needs, or the first problem that stops it (in

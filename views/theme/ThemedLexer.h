@@ -12,6 +12,8 @@ class ThemedLexer : public QsciLexerCustom {
   QColor defaultPaper(int style) const override;
   // Re-applies every style's colours from the chosen palette.
   void set_dark(bool dark);
+  // Faded: every colour drawn halfway to the paper, for text that is shown but out of date.
+  void set_faded(bool faded);
 
  protected:
   bool dark() const { return dark_; }
@@ -19,7 +21,7 @@ class ThemedLexer : public QsciLexerCustom {
 
  private:
   int style_count_;
-  bool dark_ = false;
+  bool dark_ = false, faded_ = false;
 };
 
 }  // namespace tcs
