@@ -378,15 +378,16 @@ bool MainWindow::outcome_matches_editor() const {
 void MainWindow::show_outcome(std::shared_ptr<const CompileOutcome> o) {
   outcome_ = o;
   const CheckedFile& checked = *o->checked;
+  std::vector<Diagnostic> problems = outcome_problems(*o);
   // Diagnostics: only when they describe the text on screen (ranges would be off otherwise).
   if (outcome_matches_editor()) {
-    editor_->show_diagnostics(checked.diagnostics);
-    model_->set_diagnostics(checked.file, checked.diagnostics);
+    editor_->show_diagnostics(problems);
+    model_->set_diagnostics(checked.file, problems);
     problems_->resizeColumnToContents(DiagnosticsModel::SeverityColumn);
     problems_->resizeColumnToContents(DiagnosticsModel::LineColumnColumn);
   }
   int errors = 0, warnings = 0;
-  for (const Diagnostic& d : checked.diagnostics) {
+  for (const Diagnostic& d : problems) {
     if (d.severity == Severity::Error) ++errors;
     if (d.severity == Severity::Warning) ++warnings;
   }

@@ -39,12 +39,12 @@ Status check_fits_in_memory(const SemaDef& def, const DefShapes& shapes) {
 Expected<KernelSetup> kernel_setup(std::shared_ptr<const CheckedFile> checked, const KernelSpec& spec) {
   KernelSetup k;
   k.checked = std::move(checked);
-  k.header_sizes = sizes_from_header(k.checked->file.text());
   if (k.checked->has_errors())
     return Error{ErrorKind::Source, diagnostics_format(k.checked->file, k.checked->diagnostics)};
   auto def = select_entry(*k.checked, spec.entry);
   if (!def) return def.failure();
   k.def = *def;
+  k.header_sizes = sizes_from_header(k.checked->file.text(), k.def->ast->range.begin);
   for (const auto& [name, sig] : spec.supplied)
     if (k.def->find_tensor(name) < 0)
       return Error{ErrorKind::Sizes, "'" + k.def->name + "' has no tensor named '" + name + "'"};

@@ -28,7 +28,7 @@ struct KernelSpec {
 struct KernelSetup {
   std::shared_ptr<const CheckedFile> checked;
   const SemaDef* def = nullptr;  // into *checked
-  SizeMap header_sizes;          // the file's "# sizes:" line
+  SizeMap header_sizes;          // the def's "# sizes:" line (sizes_from_header)
   DefShapes shapes;
 };
 

@@ -1,6 +1,7 @@
 #include "lang/Frontend.h"
 
 #include <charconv>
+#include <optional>
 #include <fstream>
 #include <sstream>
 
@@ -52,10 +53,11 @@ Expected<const SemaDef*> select_entry(const CheckedFile& checked, std::string_vi
   return Error{ErrorKind::Source, "no def named '" + std::string(entry) + "' in " + checked.file.name() + "; it defines " + names};
 }
 
-SizeMap sizes_from_header(std::string_view text) {
-  SizeMap sizes;
+SizeMap sizes_from_header(std::string_view text, size_t def_begin) {
+  std::optional<SizeMap> first, before;
   size_t pos = 0;
   while (pos < text.size()) {
+    size_t line_begin = pos;
     size_t eol = text.find('\n', pos);
     std::string_view line = text.substr(pos, eol == std::string_view::npos ? std::string_view::npos : eol - pos);
     pos = eol == std::string_view::npos ? text.size() : eol + 1;
@@ -64,6 +66,7 @@ SizeMap sizes_from_header(std::string_view text) {
     std::string_view rest = line.substr(hash + 1);
     size_t k = rest.find("sizes:");
     if (k == std::string_view::npos || rest.substr(0, k).find_first_not_of(" \t") != std::string_view::npos) continue;
+    SizeMap sizes;
     std::istringstream words{std::string(rest.substr(k + 6))};
     std::string w;
     while (words >> w) {
@@ -73,9 +76,11 @@ SizeMap sizes_from_header(std::string_view text) {
       auto [p, ec] = std::from_chars(w.data() + eq + 1, w.data() + w.size(), v);
       if (ec == std::errc() && p == w.data() + w.size()) sizes[w.substr(0, eq)] = v;
     }
-    return sizes;
+    if (!first) first = sizes;
+    if (line_begin >= def_begin) break;
+    before = std::move(sizes);
   }
-  return sizes;
+  return before ? *before : first ? *first : SizeMap{};
 }
 
 }  // namespace tcs

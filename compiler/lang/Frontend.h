@@ -33,7 +33,10 @@ Expected<std::unique_ptr<CheckedFile>> check_file(const std::string& path);
 // The def to run: the named one, or the only one when `entry` is empty.
 Expected<const SemaDef*> select_entry(const CheckedFile& checked, std::string_view entry);
 
-// Reads the "# sizes: M=128 K=256" header comment (first such line); empty if none.
-SizeMap sizes_from_header(std::string_view text);
+// Reads a "# sizes: M=128 K=256" header comment; empty if there is none. Each such line
+// gives the sizes of the defs after it, up to the next one: with `def_begin` (the byte
+// offset where a def starts) the last line before it, or the first line of the file when
+// none comes before; without it, the first line of the file.
+SizeMap sizes_from_header(std::string_view text, size_t def_begin = 0);
 
 }  // namespace tcs

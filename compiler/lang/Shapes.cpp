@@ -32,7 +32,6 @@ std::string shape_text(const std::vector<int64_t>& shape) {
 }
 
 // Largest size accepted: keeps every index computation comfortably inside int64.
-constexpr int64_t kMaxSize = int64_t(1) << 31;
 
 }  // namespace
 
@@ -95,7 +94,8 @@ Expected<SizeMap> sizes_bind(const SemaDef& def, const SizeMap& explicit_sizes,
   }
   for (const std::string& p : def.size_params)
     if (!sizes.count(p))
-      return Error{ErrorKind::Sizes, "size " + p + " of '" + def.name + "' is not bound; pass --size " + p + "=INT or an input whose shape gives it"};
+      return Error{ErrorKind::Sizes, "size " + p + " of '" + def.name + "' is not bound; give it a value (a '# sizes:' line, the Sizes table, --size " + p +
+                                           "=INT) or an input whose shape gives it"};
   return sizes;
 }
 

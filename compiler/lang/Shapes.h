@@ -17,6 +17,9 @@ struct TensorSignature {
   std::vector<int64_t> shape;
 };
 
+// The largest value a size parameter may take (index arithmetic stays within 64 bits).
+inline constexpr int64_t kMaxSize = int64_t(1) << 31;
+
 // Sizes from `explicit_sizes` and from the shapes of supplied tensors (inputs, and outputs
 // supplied for op= accumulation); every size parameter must end up bound, consistently.
 Expected<SizeMap> sizes_bind(const SemaDef& def, const SizeMap& explicit_sizes,

@@ -2,6 +2,7 @@
 // several independent errors in one file are all reported, each once.
 #include <gtest/gtest.h>
 
+#include "kernel/KernelSetup.h"
 #include "lang/Frontend.h"
 #include "lang/Lexer.h"
 #include "lang/Parser.h"
@@ -171,6 +172,26 @@ TEST(Frontend, SizesHeaderAndEntrySelection) {
   ASSERT_TRUE(select_entry(*c, "b"));
   EXPECT_EQ((*select_entry(*c, "b"))->name, "b");
   EXPECT_NE(select_entry(*c, "z").error().find("it defines a, b"), std::string::npos);
+}
+
+// Issue 11: a file with a "# sizes:" line per def used the first line for every def.
+TEST(Frontend, EachDefTakesTheSizesLineBeforeIt) {
+  std::string text =
+      "def early(float(N) X) -> (O) { O(i) = X(i) }\n"
+      "# sizes: N=8\n"
+      "def a(float(N) X) -> (O) { O(i) = X(i) }\n"
+      "# sizes: N=32\n"
+      "def b(float(N) X) -> (O) { O(i) = X(i) }\n";
+  auto c = check_source("t.tc", text);
+  ASSERT_EQ(c->defs.size(), 3u);
+  auto at = [&](int d) { return sizes_from_header(text, c->defs[size_t(d)].ast->range.begin); };
+  EXPECT_EQ(at(0), (SizeMap{{"N", 8}}));  // before any line: the file's first
+  EXPECT_EQ(at(1), (SizeMap{{"N", 8}}));
+  EXPECT_EQ(at(2), (SizeMap{{"N", 32}}));
+  EXPECT_EQ(sizes_from_header(text), (SizeMap{{"N", 8}}));
+  auto b = kernel_setup(std::shared_ptr<const CheckedFile>(std::move(c)), KernelSpec{"b", {}, {}});
+  ASSERT_TRUE(b) << b.error();
+  EXPECT_EQ(b->shapes.sizes.at("N"), 32);
 }
 
 }  // namespace

@@ -8,10 +8,12 @@
 #include <QPushButton>
 #include <QSettings>
 #include <QStandardPaths>
+#include <QTableView>
 #include <QtTest>
 
 #include "views/code/CodeView.h"
 #include "views/editor/SourceEditor.h"
+#include "views/models/DiagnosticsModel.h"
 #include "views/models/SizesModel.h"
 #include "views/panels/OptionsPanel.h"
 #include "views/panels/RunPanel.h"
@@ -188,6 +190,69 @@ class DailyUseTest : public QObject {
     QVERIFY(wait_idle(w));
     QVERIFY2(c->stale_reason().contains("matmul.tc"), qPrintable(c->stale_reason()));
     QVERIFY(!w.run_panel()->stale_reason().isEmpty());
+  }
+
+  // Defect 7: the sizes table took 0, -1 and letters while typing and reverted silently;
+  // a size too large showed only in the status bar while Problems said "no problems".
+  void sizes_are_validated_while_typing_and_reported_in_problems() {
+    MainWindow w(QStringLiteral(TCS_EXAMPLES_DIR));
+    QVERIFY(w.open_file(examples("matmul.tc")));
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(wait_idle(w));
+    QTableView* view = w.findChild<QTableView*>("sizes");
+    QLabel* hint = w.findChild<QLabel*>("sizesHint");
+    QVERIFY(view && hint);
+    int k_row = -1;
+    for (int r = 0; r < w.sizes()->rowCount(); ++r)
+      if (w.sizes()->index(r, 0).data().toString() == "K") k_row = r;
+    QModelIndex k = w.sizes()->index(k_row, SizesModel::ValueColumn);
+    // Every size is visible without scrolling.
+    QVERIFY(view->rowViewportPosition(w.sizes()->rowCount() - 1) + view->rowHeight(0) <= view->viewport()->height());
+
+    // Letters and a minus sign cannot be typed, and the hint says why.
+    view->setCurrentIndex(k);
+    view->edit(k);
+    auto* editor = view->findChild<QLineEdit*>("sizeEditor");
+    QVERIFY(editor);
+    editor->selectAll();
+    QTest::keyClicks(editor, "-4x0");
+    QCOMPARE(editor->text(), QStringLiteral("40"));
+    QVERIFY2(hint->text().contains("whole number from 1"), qPrintable(hint->text()));
+    QTest::keyClick(editor, Qt::Key_Return);
+    QTRY_COMPARE(k.data().toLongLong(), 40);  // the delegate commits through a queued call
+    QVERIFY(hint->text().isEmpty());
+    QVERIFY(wait_idle(w));
+
+    // Zero can be typed on the way to a number but is not taken: the hint says so.
+    int hint_y = hint->mapTo(&w, QPoint(0, 0)).y();
+    view->edit(k);
+    editor = view->findChild<QLineEdit*>("sizeEditor");
+    editor->selectAll();
+    QTest::keyClicks(editor, "0");
+    QTest::keyClick(editor, Qt::Key_Return);
+    QTRY_VERIFY2(hint->text().contains("K stays 40"), qPrintable(hint->text()));
+    QCOMPARE(k.data().toLongLong(), 40);
+    QCOMPARE(hint->mapTo(&w, QPoint(0, 0)).y(), hint_y);  // the message did not move the form
+    QTest::keyClick(editor, Qt::Key_Escape);
+
+    // A size the kernel cannot take: Problems has it, on the def's name.
+    QVERIFY(w.sizes()->setData(k, qlonglong(1) << 31));
+    QVERIFY(w.sizes()->setData(w.sizes()->index(0, SizesModel::ValueColumn), qlonglong(1) << 31));
+    QVERIFY(wait_idle(w));
+    QVERIFY(w.outcome()->failed(ErrorKind::Sizes));
+    QCOMPARE(w.diagnostics()->rowCount(), 1);
+    QString message = w.diagnostics()->index(0, DiagnosticsModel::MessageColumn).data().toString();
+    QVERIFY2(message.startsWith("sizes: "), qPrintable(message));
+    QVERIFY(!w.status_text().contains("no problems"));
+    QVERIFY(hint->text().contains("sizes") || !hint->text().isEmpty());
+    long begin = w.diagnostics()->index(0, 0).data(DiagnosticsModel::RangeBeginRole).toLongLong();
+    QCOMPARE(w.editor()->text().mid(int(begin), 6), QStringLiteral("matmul"));
+    // Back to the header's sizes: no problems.
+    w.sizes()->clear_overrides();
+    QVERIFY(wait_idle(w));
+    QCOMPARE(w.diagnostics()->rowCount(), 0);
+    QVERIFY(hint->text().isEmpty());
   }
 };
 

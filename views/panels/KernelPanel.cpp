@@ -1,5 +1,7 @@
 #include "views/panels/KernelPanel.h"
 
+#include <algorithm>
+
 #include <QComboBox>
 #include <QHeaderView>
 #include <QLabel>
@@ -9,6 +11,7 @@
 
 #include "views/models/SizesModel.h"
 #include "views/panels/OptionsPanel.h"
+#include "views/panels/SizeDelegate.h"
 #include "views/service/CompileService.h"
 #include "views/theme/Tables.h"
 
@@ -23,7 +26,16 @@ KernelPanel::KernelPanel(QWidget* parent) : QWidget(parent) {
   sizes_view_->setModel(sizes_);
   sizes_view_->setEditTriggers(QAbstractItemView::DoubleClicked | QAbstractItemView::EditKeyPressed |
                                QAbstractItemView::AnyKeyPressed);
-  sizes_view_->setMaximumHeight(170);
+  auto* delegate = new SizeDelegate(sizes_view_);
+  sizes_view_->setItemDelegateForColumn(SizesModel::ValueColumn, delegate);
+  sizes_hint_ = new QLabel(this);
+  sizes_hint_->setObjectName(QStringLiteral("sizesHint"));
+  sizes_hint_->setWordWrap(true);
+  sizes_hint_->setStyleSheet(QStringLiteral("color: #c02020"));
+  // Two lines are always reserved, so a message never moves the form under the cursor.
+  sizes_hint_->setFixedHeight(2 * sizes_hint_->fontMetrics().lineSpacing() + 2);
+  connect(delegate, &SizeDelegate::problem, sizes_hint_, &QLabel::setText);
+  connect(sizes_, &QAbstractItemModel::modelReset, this, &KernelPanel::fit_sizes_table);
   options_ = new OptionsPanel(this);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
@@ -31,6 +43,7 @@ KernelPanel::KernelPanel(QWidget* parent) : QWidget(parent) {
   layout->addWidget(entry_);
   layout->addWidget(new QLabel(tr("Sizes"), this));
   layout->addWidget(sizes_view_);
+  layout->addWidget(sizes_hint_);
   layout->addWidget(options_, 1);
   connect(entry_, &QComboBox::currentTextChanged, this, [this] {
     sizes_->clear_overrides();  // another def's sizes
@@ -38,6 +51,15 @@ KernelPanel::KernelPanel(QWidget* parent) : QWidget(parent) {
   });
   connect(sizes_, &SizesModel::overrides_changed, this, &KernelPanel::changed);
   connect(options_, &OptionsPanel::options_changed, this, &KernelPanel::changed);
+}
+
+// Tall enough for every size of the kernel (up to eight rows, the most any example has),
+// so no size hides behind a scroll bar.
+void KernelPanel::fit_sizes_table() {
+  int rows = std::clamp(sizes_->rowCount(), 1, 8);
+  int height = sizes_view_->horizontalHeader()->sizeHint().height() + rows * sizes_view_->verticalHeader()->defaultSectionSize() +
+               2 * sizes_view_->frameWidth();
+  sizes_view_->setFixedHeight(height);
 }
 
 void KernelPanel::follow(CompileService* service) {
@@ -71,6 +93,7 @@ void KernelPanel::show_outcome(const CompileOutcome& o) {
     }
     sizes_->set_parameters(def->size_params, o.header_sizes, o.shapes ? o.shapes->sizes : SizeMap{});
   }
+  if (o.final) sizes_hint_->setText(o.failed(ErrorKind::Sizes) ? QString::fromStdString(o.error_message()) : QString());
   if (!o.options_json.empty()) options_->show_used(o.options_json);
   if (o.failed(ErrorKind::Options)) options_->show_error(QString::fromStdString(o.error_message()));
 }

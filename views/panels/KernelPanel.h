@@ -7,6 +7,7 @@
 #include <memory>
 
 class QComboBox;
+class QLabel;
 class QTableView;
 
 namespace tcs {
@@ -27,16 +28,21 @@ class KernelPanel : public QWidget {
   QComboBox* entry() const { return entry_; }
   SizesModel* sizes() const { return sizes_; }
   OptionsPanel* options() const { return options_; }
+  QTableView* sizes_view() const { return sizes_view_; }
+  // Below the sizes: why a typed size was refused, or the sizes error of the last compile.
+  QLabel* sizes_hint() const { return sizes_hint_; }
 
  signals:
   void changed();
 
  private:
   void show_outcome(const CompileOutcome& o);
+  void fit_sizes_table();
 
   QComboBox* entry_;
   SizesModel* sizes_;
   QTableView* sizes_view_;
+  QLabel* sizes_hint_;
   OptionsPanel* options_;
 };
 

@@ -75,6 +75,18 @@ std::string kernel_change(const CompileOutcome& shown, const CompileOutcome& now
   return {};
 }
 
+std::vector<Diagnostic> outcome_problems(const CompileOutcome& o) {
+  std::vector<Diagnostic> out = o.checked->diagnostics;
+  if (o.error && !o.failed(ErrorKind::Source) && !o.failed(ErrorKind::Cancelled) && o.def()) {
+    Diagnostic d;
+    std::string kind = std::string(error_kind_name(o.error->kind)) + ": ";
+    d.message = o.error->message.rfind(kind, 0) == 0 ? o.error->message : kind + o.error->message;
+    d.range = o.def()->ast->name_range;
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
 std::shared_ptr<CompileOutcome> prepare_outcome(const CompileJob& job, KernelSetup* setup, MappingOptions* options) {
   auto out = std::make_shared<CompileOutcome>();
   out->id = job.id;
@@ -83,7 +95,6 @@ std::shared_ptr<CompileOutcome> prepare_outcome(const CompileJob& job, KernelSet
   std::shared_ptr<CheckedFile> checked = check_source(job.file_name, job.text);
   out->timings.push_back({"check", ms_since(t0)});
   out->checked = checked;
-  out->header_sizes = sizes_from_header(job.text);
   if (checked->defs.empty()) return out;
   out->entry = 0;
   if (!job.entry.empty()) {
@@ -91,6 +102,7 @@ std::shared_ptr<CompileOutcome> prepare_outcome(const CompileJob& job, KernelSet
     out->entry = d ? int(d - checked->defs.data()) : 0;
   }
   const SemaDef& def = checked->defs[size_t(out->entry)];
+  out->header_sizes = sizes_from_header(job.text, def.ast->range.begin);
   if (!def.ok || checked->has_errors()) {
     out->error = Error{ErrorKind::Source, "the source has errors"};
     return out;

@@ -47,7 +47,7 @@ struct CompileOutcome {
   bool final = false;  // false: schedules and C are in, LLVM IR and assembly still compiling
   std::shared_ptr<const CheckedFile> checked;
   int entry = -1;           // index into checked->defs; -1 when there is no usable def
-  SizeMap header_sizes;     // from the file's "# sizes:" line
+  SizeMap header_sizes;     // from the entry's "# sizes:" line
   std::optional<DefShapes> shapes;
   std::string options_json;  // the options the compiler used
   std::optional<Error> error;  // what stopped compilation after the front end, if anything
@@ -102,6 +102,11 @@ class CompileService : public QObject {
 // "the file", "the source", "the entry", "the sizes", "the options"; empty when they are the
 // same kernel. A view holding an older result says it is stale with this.
 std::string kernel_change(const CompileOutcome& shown, const CompileOutcome& now);
+
+// What Problems lists for a result: the front end's diagnostics and, when compiling
+// stopped after it (sizes, options, a failed run), that error too, placed on the def's
+// name, so no problem is shown only in the status bar.
+std::vector<Diagnostic> outcome_problems(const CompileOutcome& o);
 
 // The front end, entry, sizes and options of a job (through the compiler's one kernel
 // set-up): what every later stage needs, or the first problem that stops it (in
