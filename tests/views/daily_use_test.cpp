@@ -9,6 +9,8 @@
 #include <QSettings>
 #include <QStandardPaths>
 #include <QTableView>
+#include <QScrollBar>
+#include <QHeaderView>
 #include <QtTest>
 
 #include "views/code/CodeView.h"

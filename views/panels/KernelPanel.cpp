@@ -5,6 +5,7 @@
 #include <QComboBox>
 #include <QHeaderView>
 #include <QLabel>
+#include <QScrollArea>
 #include <QSignalBlocker>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -26,6 +27,8 @@ KernelPanel::KernelPanel(QWidget* parent) : QWidget(parent) {
   sizes_view_->setModel(sizes_);
   sizes_view_->setEditTriggers(QAbstractItemView::DoubleClicked | QAbstractItemView::EditKeyPressed |
                                QAbstractItemView::AnyKeyPressed);
+  sizes_view_->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);  // no sideways scrolling
+  sizes_view_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   auto* delegate = new SizeDelegate(sizes_view_);
   sizes_view_->setItemDelegateForColumn(SizesModel::ValueColumn, delegate);
   sizes_hint_ = new QLabel(this);
@@ -44,7 +47,14 @@ KernelPanel::KernelPanel(QWidget* parent) : QWidget(parent) {
   layout->addWidget(new QLabel(tr("Sizes"), this));
   layout->addWidget(sizes_view_);
   layout->addWidget(sizes_hint_);
-  layout->addWidget(options_, 1);
+  // The options form scrolls, so the dock fits a small screen whatever the field count.
+  auto* scroll = new QScrollArea(this);
+  scroll->setObjectName(QStringLiteral("optionsScroll"));
+  scroll->setWidget(options_);
+  scroll->setWidgetResizable(true);
+  scroll->setFrameShape(QFrame::NoFrame);
+  scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  layout->addWidget(scroll, 1);
   connect(entry_, &QComboBox::currentTextChanged, this, [this] {
     sizes_->clear_overrides();  // another def's sizes
     emit changed();
