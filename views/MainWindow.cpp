@@ -109,6 +109,14 @@ MainWindow::MainWindow(QString examples_dir, QWidget* parent)
   statusBar()->addWidget(timings_label_, 1);
   statusBar()->addPermanentWidget(problems_label_);
 
+  // Find follows the focus: the editor or whichever code pane the user was reading.
+  connect(qApp, &QApplication::focusChanged, this, [this](QWidget*, QWidget* now) {
+    for (QWidget* w = now; w; w = w->parentWidget())
+      if (auto* text = qobject_cast<QsciScintilla*>(w)) {
+        if (w->window() == this) find_bar_->set_target(text);
+        return;
+      }
+  });
   connect(editor_, &QsciScintilla::textChanged, this, &MainWindow::schedule_compile);
   connect(editor_, &QsciScintilla::modificationChanged, this, &MainWindow::update_title);
   connect(editor_, &QsciScintilla::cursorPositionChanged, this, &MainWindow::link_from_editor);
@@ -510,9 +518,11 @@ bool MainWindow::save_to(const QString& path) {
 bool MainWindow::save() { return path_.isEmpty() ? save_as() : save_to(path_); }
 
 bool MainWindow::save_as() {
-  QString path = QFileDialog::getSaveFileName(this, tr("Save comprehension"), path_.isEmpty() ? QString() : path_,
-                                              tr("Tensor comprehensions (*.tc)"));
-  return !path.isEmpty() && save_to(path);
+  QFileDialog dialog(this, tr("Save comprehension"), path_, tr("Tensor comprehensions (*.tc);;All files (*)"));
+  dialog.setAcceptMode(QFileDialog::AcceptSave);
+  dialog.setDefaultSuffix(QStringLiteral("tc"));  // a bare name gets .tc, so Open lists it
+  if (dialog.exec() != QDialog::Accepted || dialog.selectedFiles().isEmpty()) return false;
+  return save_to(dialog.selectedFiles().first());
 }
 
 // Unsaved changes are never dropped silently: ask, and stay put on Cancel.

@@ -42,7 +42,9 @@ void print(const ScheduleNode& n, int depth, std::string& out, std::vector<Sched
     for (size_t i = 0; i < n.members.size(); ++i) {
       const BandMember& m = n.members[i];
       if (lines) lines->push_back({&n, int(i)});
-      out += "\n" + std::string(size_t(depth) * 2 + 2, ' ') + "L" + std::to_string(m.loop_id) + ": " + m.schedule;
+      // Loops get their names when the AST is built; before that a member is its position.
+      std::string label = m.loop_id >= 0 ? "L" + std::to_string(m.loop_id) : "dim " + std::to_string(i);
+      out += "\n" + std::string(size_t(depth) * 2 + 2, ' ') + label + ": " + m.schedule;
       std::string flags;
       if (m.coincident) flags += " coincident";
       if (n.permutable) flags += " permutable";

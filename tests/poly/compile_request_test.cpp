@@ -86,6 +86,12 @@ TEST(CompileRequest, CompilesFromPlainData) {
   std::vector<std::string> names;
   for (const PassSnapshot& p : r->lowering.passes) names.push_back(p.pass);
   EXPECT_EQ(names, compile_pass_names("cpu"));
+  // Loops are named when the AST is built; earlier trees name band members by position
+  // (they said "L-1" once).
+  for (const PassSnapshot& p : r->lowering.passes)
+    EXPECT_EQ(schedule_tree_to_string(p.tree).find("L-1"), std::string::npos) << p.pass;
+  EXPECT_NE(schedule_tree_to_string(r->lowering.passes.front().tree).find("dim 0: "), std::string::npos);
+  EXPECT_NE(schedule_tree_to_string(r->lowering.passes.back().tree).find("L0: "), std::string::npos);
 }
 
 TEST(CompileRequest, ErrorsCarryTheirKind) {

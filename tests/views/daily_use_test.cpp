@@ -2,6 +2,10 @@
 // refused run, stale results, the sizes table, and the small things. Each test failed on
 // the code before its fix.
 #include <QComboBox>
+#include <QFileDialog>
+#include <QTemporaryDir>
+#include <QTimer>
+#include <QToolTip>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
@@ -14,6 +18,7 @@
 #include <QtTest>
 
 #include "views/code/CodeView.h"
+#include "views/editor/FindBar.h"
 #include "views/editor/SourceEditor.h"
 #include "views/models/DiagnosticsModel.h"
 #include "views/models/SizesModel.h"
@@ -57,6 +62,7 @@ class DailyUseTest : public QObject {
     QStandardPaths::setTestModeEnabled(true);
     QCoreApplication::setOrganizationName("TC Studio Tests");
     QCoreApplication::setApplicationName("daily_use_test");
+    QCoreApplication::setAttribute(Qt::AA_DontUseNativeDialogs);  // Qt's own, which a test can drive
     QSettings().clear();
   }
 
@@ -255,6 +261,103 @@ class DailyUseTest : public QObject {
     QVERIFY(wait_idle(w));
     QCOMPARE(w.diagnostics()->rowCount(), 0);
     QVERIFY(hint->text().isEmpty());
+  }
+
+  // Defect 8, the small things, each as a user met it.
+  void hovering_a_squiggle_shows_its_message() {
+    MainWindow w(QStringLiteral(TCS_EXAMPLES_DIR));
+    w.resize(1280, 720);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.set_source("k.tc", "def f(float(N) A) -> (O) {\n  O(i) = A(i) * Bx(i)\n}\n");
+    QVERIFY(wait_idle(w));
+    SourceEditor* e = w.editor();
+    long pos = long(e->text().toUtf8().indexOf("Bx")) + 1;
+    int x = int(e->SendScintilla(QsciScintilla::SCI_POINTXFROMPOSITION, 0UL, pos));
+    int y = int(e->SendScintilla(QsciScintilla::SCI_POINTYFROMPOSITION, 0UL, pos)) + 4;
+    QTest::mouseMove(e->viewport(), QPoint(x - 6, y));
+    QTest::mouseMove(e->viewport(), QPoint(x, y));  // the dwell starts after the mouse rests
+    QTRY_VERIFY_WITH_TIMEOUT(QToolTip::isVisible(), 3000);
+    QVERIFY2(QToolTip::text().contains("unknown tensor or function 'Bx'"), qPrintable(QToolTip::text()));
+  }
+
+  void each_def_takes_its_own_sizes_line() {
+    MainWindow w(QStringLiteral(TCS_EXAMPLES_DIR));
+    w.set_source("two.tc",
+                 "# sizes: N=8\ndef first(float(N) A) -> (B) {\n  B(i) = A(i) + 1\n}\n"
+                 "# sizes: N=24\ndef second(float(N) A) -> (B) {\n  B(i) = A(i) * 2\n}\n");
+    QVERIFY(wait_idle(w));
+    QCOMPARE(w.sizes()->index(0, SizesModel::ValueColumn).data().toLongLong(), 8);
+    w.entry_box()->setCurrentText("second");
+    QVERIFY(wait_idle(w));
+    QCOMPARE(w.sizes()->index(0, SizesModel::ValueColumn).data().toLongLong(), 24);
+    QVERIFY(w.code_view(MainWindow::CPane)->text().contains("N=24"));
+  }
+
+  void save_as_gives_a_bare_name_the_tc_extension() {
+    QTemporaryDir dir;
+    MainWindow w(QStringLiteral(TCS_EXAMPLES_DIR));
+    w.set_source({}, "def f(float(N) A) -> (B) {\n  B(i) = A(i)\n}\n");
+    QString seen;
+    QTimer::singleShot(300, [&] {
+      QWidget* modal = QApplication::activeModalWidget();
+      seen = modal ? modal->metaObject()->className() : "none";
+      if (auto* dialog = qobject_cast<QFileDialog*>(modal)) {  // type a bare name, press Enter
+        dialog->setDirectory(dir.path());
+        auto* name = dialog->findChild<QLineEdit*>("fileNameEdit");
+        if (!name) {
+          modal->close();
+          return;
+        }
+        name->setText("kernel");
+        QMetaObject::invokeMethod(dialog, "accept", Qt::QueuedConnection);  // as the Save button does
+      } else if (modal) {
+        modal->close();
+      }
+    });
+    QAction* save_as = menu_action(w, "Save &As...");
+    QVERIFY(save_as);
+    save_as->trigger();
+    QCOMPARE(seen, QStringLiteral("QFileDialog"));
+    QVERIFY(QFileInfo::exists(dir.filePath("kernel.tc")));
+    QVERIFY(!QFileInfo::exists(dir.filePath("kernel")));
+    QVERIFY(w.windowTitle().contains("kernel.tc"));
+  }
+
+  void a_file_without_a_def_turns_the_options_off() {
+    MainWindow w(QStringLiteral(TCS_EXAMPLES_DIR));
+    QVERIFY(w.open_file(examples("matmul.tc")));
+    QVERIFY(wait_idle(w));
+    QVERIFY(w.options()->isEnabled());
+    w.editor()->setText("# nothing here yet\n");
+    QVERIFY(wait_idle(w));
+    QVERIFY(!w.options()->isEnabled());
+    QVERIFY(options_error(w)->text().contains("no def"));
+    w.editor()->setText("def f(float(N) A) -> (B) {\n  B(i) = A(i)\n}\n");
+    QVERIFY(wait_idle(w));
+    QVERIFY(w.options()->isEnabled());
+    QVERIFY(!options_error(w)->isVisibleTo(w.options()));
+  }
+
+  void find_searches_the_pane_that_has_the_focus() {
+    MainWindow w(QStringLiteral(TCS_EXAMPLES_DIR));
+    w.show();
+    QVERIFY(QTest::qWaitForWindowActive(&w));
+    QVERIFY(w.open_file(examples("matmul.tc")));
+    QVERIFY(wait_idle(w));
+    CodeView* c = w.code_view(MainWindow::CPane);
+    c->setFocus();
+    QTRY_COMPARE(w.find_bar()->target(), static_cast<QsciScintilla*>(c));
+    menu_action(w, "&Find...")->trigger();
+    w.find_bar()->find_edit()->setText("#pragma omp");  // only in the generated C
+    QVERIFY(w.find_bar()->find_next(true));
+    QCOMPARE(c->selectedText(), QStringLiteral("#pragma omp"));
+    QVERIFY(!w.editor()->hasSelectedText());
+    w.editor()->setFocus();
+    QTRY_COMPARE(w.find_bar()->target(), static_cast<QsciScintilla*>(w.editor()));
+    w.find_bar()->find_edit()->setText("+=!");
+    QVERIFY(w.find_bar()->find_next(true));
+    QCOMPARE(w.editor()->selectedText(), QStringLiteral("+=!"));
   }
 };
 

@@ -41,6 +41,12 @@ FindBar::FindBar(QsciScintilla* editor, QWidget* parent) : QWidget(parent), edit
   hide();
 }
 
+void FindBar::set_target(QsciScintilla* target) {
+  if (target == editor_) return;
+  editor_ = target;
+  replace_row_->setEnabled(!target->isReadOnly());
+}
+
 void FindBar::open_find() {
   replace_row_->hide();
   show();
@@ -52,6 +58,7 @@ void FindBar::open_find() {
 void FindBar::open_replace() {
   open_find();
   replace_row_->show();
+  replace_row_->setEnabled(!editor_->isReadOnly());
 }
 
 bool FindBar::find_next(bool forward) {
@@ -67,6 +74,7 @@ bool FindBar::find_next(bool forward) {
 }
 
 void FindBar::replace_one() {
+  if (editor_->isReadOnly()) return;
   if (editor_->hasSelectedText() &&
       editor_->selectedText().compare(find_->text(), case_->isChecked() ? Qt::CaseSensitive : Qt::CaseInsensitive) == 0)
     editor_->replaceSelectedText(replace_->text());
@@ -74,7 +82,7 @@ void FindBar::replace_one() {
 }
 
 int FindBar::replace_all() {
-  if (find_->text().isEmpty()) return 0;
+  if (find_->text().isEmpty() || editor_->isReadOnly()) return 0;
   int count = 0;
   editor_->beginUndoAction();
   editor_->setCursorPosition(0, 0);

@@ -1,5 +1,7 @@
 #pragma once
-// Find and replace under the editor (Ctrl+F, Ctrl+H), Escape closes it.
+// Find and replace under the editor (Ctrl+F, Ctrl+H), Escape closes it. It searches the
+// text pane that last had the focus: the editor or a read-only code pane (where Replace
+// is off).
 #include <QWidget>
 
 class QCheckBox;
@@ -20,6 +22,9 @@ class FindBar : public QWidget {
 
   QLineEdit* find_edit() const { return find_; }
   QLineEdit* replace_edit() const { return replace_; }
+  // The pane searched from now on.
+  void set_target(QsciScintilla* target);
+  QsciScintilla* target() const { return editor_; }
 
  protected:
   void keyPressEvent(QKeyEvent* event) override;

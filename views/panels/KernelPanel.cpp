@@ -104,6 +104,7 @@ void KernelPanel::show_outcome(const CompileOutcome& o) {
     sizes_->set_parameters(def->size_params, o.header_sizes, o.shapes ? o.shapes->sizes : SizeMap{});
   }
   if (o.final) sizes_hint_->setText(o.failed(ErrorKind::Sizes) ? QString::fromStdString(o.error_message()) : QString());
+  options_->set_available(!o.checked->defs.empty());
   if (!o.options_json.empty()) options_->show_used(o.options_json);
   if (o.failed(ErrorKind::Options)) options_->show_error(QString::fromStdString(o.error_message()));
 }

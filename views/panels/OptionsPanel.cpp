@@ -176,6 +176,12 @@ void OptionsPanel::show_used(const std::string& json) {
   show_error({});
 }
 
+void OptionsPanel::set_available(bool available) {
+  if (available == isEnabled()) return;
+  setEnabled(available);
+  show_error(available ? QString() : tr("The file has no def: options apply to the def being compiled."));
+}
+
 void OptionsPanel::show_error(const QString& message) {
   error_->setText(message);
   error_->setVisible(!message.isEmpty());

@@ -32,6 +32,8 @@ class OptionsPanel : public QWidget {
   // The options the compiler used for the last result (fills the widgets and the JSON).
   void show_used(const std::string& json);
   void show_error(const QString& message);
+  // Options belong to a def: with none in the file the form is off and says why.
+  void set_available(bool available);
 
   QComboBox* preset_box() const { return preset_; }
   QLineEdit* tile_edit() const;
