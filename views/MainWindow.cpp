@@ -20,6 +20,7 @@
 #include <QPlainTextEdit>
 #include <QSaveFile>
 #include <QSettings>
+#include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTableView>
@@ -249,6 +250,15 @@ void MainWindow::build_menus() {
   connect(directives, &QAction::toggled, this, [this](bool on) {
     for (CodeView* v : code_->views()) v->set_hide_directives(on);
   });
+  QMenu* code_layout = view_menu_->addMenu(tr("Code &Layout"));
+  const std::pair<QString, std::vector<std::vector<int>>> layouts[] = {
+      {tr("All Code in One Column"), {{CPane, LlvmPane, AsmPane, SchedulePane}}},
+      {tr("C | Assembly"), {{CPane, SchedulePane}, {AsmPane, LlvmPane}}},
+      {tr("C | LLVM IR | Assembly"), {{CPane, SchedulePane}, {LlvmPane}, {AsmPane}}},
+      {tr("C | Schedule Tree"), {{CPane, LlvmPane, AsmPane}, {SchedulePane}}},
+  };
+  for (const auto& [name, columns] : layouts)
+    code_layout->addAction(name, this, [this, columns] { set_code_columns(columns); });
   view_menu_->addSeparator();
   dark_action_ = view_menu_->addAction(tr("&Dark Theme"));
   dark_action_->setCheckable(true);
@@ -286,8 +296,47 @@ void MainWindow::release_shortcuts() {
       }
 }
 
+// Side by side needs room: the code dock takes what the columns ask for, up to half the
+// window (the editor keeps the other half).
+void MainWindow::set_code_columns(const std::vector<std::vector<int>>& columns) {
+  code_->set_columns(columns);
+  if (auto* dock = qobject_cast<QDockWidget*>(code_->parentWidget())) {
+    dock->show();
+    int per_column = 420;
+    resizeDocks({dock}, {std::min(width() / 2, per_column * int(code_->columns().size()))}, Qt::Horizontal);
+  }
+  keep_editor_half();
+}
+
+// The editor keeps at least half the window's width: when the docks beside it would take
+// more, the Kernel and Passes docks join the code dock's tabs and the code dock narrows.
+void MainWindow::keep_editor_half() {
+  if (!isVisible()) return;
+  int half = width() / 2;
+  if (centralWidget()->width() >= half - 8) return;
+  QDockWidget* code_dock = qobject_cast<QDockWidget*>(code_->parentWidget());
+  for (QDockWidget* d : findChildren<QDockWidget*>()) {
+    if (d == code_dock || d->isFloating() || !d->isVisible() || dockWidgetArea(d) != Qt::LeftDockWidgetArea) continue;
+    addDockWidget(Qt::RightDockWidgetArea, d);
+    tabifyDockWidget(code_dock, d);
+  }
+  code_dock->raise();
+  resizeDocks({code_dock}, {width() - half - 8}, Qt::Horizontal);
+}
+
+void MainWindow::resizeEvent(QResizeEvent* event) {
+  QMainWindow::resizeEvent(event);
+  QTimer::singleShot(0, this, &MainWindow::keep_editor_half);  // once the layout has settled
+}
+
+void MainWindow::showEvent(QShowEvent* event) {
+  QMainWindow::showEvent(event);
+  QTimer::singleShot(0, this, &MainWindow::keep_editor_half);
+}
+
 void MainWindow::set_dark(bool dark) {
   if (dark_action_ && dark_action_->isChecked() != dark) dark_action_->setChecked(dark);  // re-enters once
+  setPalette(widget_palette(dark));  // docks, tables, forms; floating docks are children too
   editor_->set_dark(dark);
   for (CodeView* v : code_->views()) v->set_dark(dark);
   passes_->tree()->set_dark(dark);
@@ -584,6 +633,8 @@ void MainWindow::restore_settings() {
   restoreGeometry(s.value(QStringLiteral("geometry")).toByteArray());
   restoreState(s.value(QStringLiteral("windowState")).toByteArray());
   set_dark(s.value(QStringLiteral("darkTheme"), false).toBool());
+  code_->set_layout_text(s.value(QStringLiteral("codeLayout"), code_->layout_text()).toString());
+  code_->splitter()->restoreState(s.value(QStringLiteral("codeColumns")).toByteArray());
   for (const char* name : {"hideComments", "hideDirectives"})
     if (auto* a = findChild<QAction*>(QString::fromLatin1(name))) a->setChecked(s.value(QString::fromLatin1(name), false).toBool());
   rebuild_recent_menu();
@@ -594,6 +645,8 @@ void MainWindow::save_settings() {
   s.setValue(QStringLiteral("geometry"), saveGeometry());
   s.setValue(QStringLiteral("windowState"), saveState());
   s.setValue(QStringLiteral("darkTheme"), dark_action_->isChecked());
+  s.setValue(QStringLiteral("codeLayout"), code_->layout_text());
+  s.setValue(QStringLiteral("codeColumns"), code_->splitter()->saveState());
   for (const char* name : {"hideComments", "hideDirectives"})
     if (auto* a = findChild<QAction*>(QString::fromLatin1(name))) s.setValue(QString::fromLatin1(name), a->isChecked());
 }

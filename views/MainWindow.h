@@ -56,6 +56,8 @@ class MainWindow : public QMainWindow {
   void compile_now();
   void run_with_check();
   void set_dark(bool dark);
+  // Code panes side by side: the panes of each column (Pane values), left to right.
+  void set_code_columns(const std::vector<std::vector<int>>& columns);
 
   SourceEditor* editor() const { return editor_; }
   DiagnosticsModel* diagnostics() const { return model_; }
@@ -85,6 +87,8 @@ class MainWindow : public QMainWindow {
 
  protected:
   void closeEvent(QCloseEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
+  void showEvent(QShowEvent* event) override;
 
  private:
   void build_docks();
@@ -108,6 +112,7 @@ class MainWindow : public QMainWindow {
   void rebuild_recent_menu();
   void show_reference();
   void release_shortcuts();
+  void keep_editor_half();
   void update_title();
   void restore_settings();
   void save_settings();

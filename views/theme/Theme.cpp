@@ -1,5 +1,8 @@
 #include "views/theme/Theme.h"
 
+#include <QApplication>
+#include <QStyle>
+
 namespace tcs {
 
 namespace {
@@ -67,6 +70,35 @@ Palette make_dark() {
 const Palette& palette(bool dark) {
   static const Palette light = make_light(), night = make_dark();
   return dark ? night : light;
+}
+
+QPalette widget_palette(bool dark) {
+  if (!dark) return QApplication::style()->standardPalette();
+  const Palette& p = palette(true);
+  QPalette q;
+  QColor panel = p.margin, muted = p.margin_text;
+  q.setColor(QPalette::Window, panel);
+  q.setColor(QPalette::WindowText, p.text);
+  q.setColor(QPalette::Base, p.paper);
+  q.setColor(QPalette::AlternateBase, p.caret_line);
+  q.setColor(QPalette::Text, p.text);
+  q.setColor(QPalette::PlaceholderText, muted);
+  q.setColor(QPalette::Button, panel);
+  q.setColor(QPalette::ButtonText, p.text);
+  q.setColor(QPalette::BrightText, QColor(0xff, 0x80, 0x80));
+  q.setColor(QPalette::Highlight, p.selection);
+  q.setColor(QPalette::HighlightedText, p.text);
+  q.setColor(QPalette::ToolTipBase, p.caret_line);
+  q.setColor(QPalette::ToolTipText, p.text);
+  q.setColor(QPalette::Link, p.tensor);
+  q.setColor(QPalette::Light, panel.lighter(130));
+  q.setColor(QPalette::Midlight, panel.lighter(115));
+  q.setColor(QPalette::Mid, panel.darker(130));
+  q.setColor(QPalette::Dark, panel.darker(160));
+  q.setColor(QPalette::Shadow, QColor(0, 0, 0));
+  for (QPalette::ColorRole r : {QPalette::WindowText, QPalette::Text, QPalette::ButtonText})
+    q.setColor(QPalette::Disabled, r, muted);
+  return q;
 }
 
 }  // namespace tcs

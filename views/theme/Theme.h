@@ -2,6 +2,7 @@
 // The two colour schemes (light and dark) every editor, code pane and lexer draws with,
 // so switching the theme is one call per widget.
 #include <QColor>
+#include <QPalette>
 
 namespace tcs {
 
@@ -15,5 +16,9 @@ struct Palette {
 };
 
 const Palette& palette(bool dark);
+
+// The same scheme for every other widget (docks, tables, forms, menus, tool tips): the
+// dark theme covers the whole window, not only the editors. Light is the style's own.
+QPalette widget_palette(bool dark);
 
 }  // namespace tcs
