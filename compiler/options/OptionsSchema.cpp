@@ -244,6 +244,13 @@ std::string option_get(const MappingOptions& o, const OptionField& f) {
   return options_table::inline_text(row_of(f).access.get(o));
 }
 
+std::vector<std::string> option_differences(const MappingOptions& a, const MappingOptions& b) {
+  std::vector<std::string> out;
+  for (const OptionField& f : option_fields())
+    if (std::string va = option_get(a, f), vb = option_get(b, f); va != vb) out.push_back(f.name + ": " + va + " \u2192 " + vb);
+  return out;
+}
+
 Status option_set(MappingOptions& o, const OptionField& f, std::string_view text) {
   json v = json::parse(text, nullptr, false);
   if (v.is_discarded()) return bad(f.name + ": '" + std::string(text) + "' is not a value (" + option_allowed(f) + ")");

@@ -50,6 +50,9 @@ std::string option_get(const MappingOptions& options, const OptionField& field);
 // field is checked: rules between fields are mapping_options_validate's.
 Status option_set(MappingOptions& options, const OptionField& field, std::string_view json_value);
 
+// The fields whose values differ, in the table's order: "tile: [32, 32] → [8, 8]".
+std::vector<std::string> option_differences(const MappingOptions& a, const MappingOptions& b);
+
 // Options drawn at random, each field from its allowed values, then made consistent (a
 // register tile inside the cache tile, packs only of the def's inputs and only with
 // tiles): always valid by mapping_options_validate. Deterministic for a given generator.

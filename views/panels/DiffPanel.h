@@ -1,9 +1,12 @@
 #pragma once
-// Compares the code of two option sets: pin the current result as A, change options (or
-// sizes), and see what changed in B, the live result — line by line for the chosen text,
-// and whether the two schedules are equivalent (isl equality of the schedule maps).
+// Compares two results: pin the current one as A, change options (or sizes), and see B,
+// the live result, beside it — the chosen text in two aligned columns (removed lines on
+// the left, added on the right), the options that differ, each side's compile time and,
+// once run (Ctrl+R), its measured time, and whether the two schedules are equivalent
+// (isl equality of the schedule maps).
 #include <QWidget>
 #include <array>
+#include <memory>
 #include <string>
 
 #include "views/panels/LineDiff.h"
@@ -33,6 +36,9 @@ class DiffPanel : public QWidget {
 
   const std::vector<DiffLine>& lines() const { return lines_; }
   QString summary() const;
+  // The options that differ and the times of both sides.
+  QString details() const;
+  QsciScintilla* side(int which) const { return which == 0 ? left_ : right_; }
 
  private:
   struct Side {
@@ -40,8 +46,12 @@ class DiffPanel : public QWidget {
     std::array<std::string, TextCount> texts;
     std::string schedule;  // isl text
     std::string options;   // JSON
+    double compile_ms = 0;
+    double run_ms = -1, gflops = 0;  // run_ms < 0: not run
+    std::shared_ptr<const CompileOutcome> outcome;
   };
   void refresh();
+  QString describe(const Side& s) const;
 
   Side pinned_, current_;
   // isl's verdict for the last pair of schedules compared (each outcome arrives twice).
@@ -51,7 +61,9 @@ class DiffPanel : public QWidget {
   QComboBox* which_;
   QPushButton* pin_;
   QLabel* summary_;
-  QsciScintilla* view_;
+  QLabel* details_;
+  QsciScintilla* left_;
+  QsciScintilla* right_;
 };
 
 }  // namespace tcs

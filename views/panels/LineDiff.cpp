@@ -1,5 +1,6 @@
 #include "views/panels/LineDiff.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <string_view>
 
@@ -57,6 +58,26 @@ std::vector<DiffLine> diff_lines(const std::string& a_text, const std::string& b
   }
   for (size_t i = a.size() - tail; i < a.size(); ++i) out.push_back({DiffLine::Same, std::string(a[i])});
   return out;
+}
+
+std::vector<DiffRow> diff_rows(const std::vector<DiffLine>& lines) {
+  std::vector<DiffRow> rows;
+  for (size_t i = 0; i < lines.size();) {
+    if (lines[i].kind == DiffLine::Same) {
+      rows.push_back({&lines[i], &lines[i]});
+      ++i;
+      continue;
+    }
+    size_t removed_end = i;
+    while (removed_end < lines.size() && lines[removed_end].kind == DiffLine::Removed) ++removed_end;
+    size_t added_end = removed_end;
+    while (added_end < lines.size() && lines[added_end].kind == DiffLine::Added) ++added_end;
+    size_t removed = removed_end - i, added = added_end - removed_end;
+    for (size_t r = 0; r < std::max(removed, added); ++r)
+      rows.push_back({r < removed ? &lines[i + r] : nullptr, r < added ? &lines[removed_end + r] : nullptr});
+    i = added_end;
+  }
+  return rows;
 }
 
 }  // namespace tcs

@@ -15,4 +15,12 @@ struct DiffLine {
 // line-count product is beyond `max_cells` are compared as wholly different.
 std::vector<DiffLine> diff_lines(const std::string& a, const std::string& b, size_t max_cells = 16'000'000);
 
+// The same lines as two aligned columns: a run of removed lines faces the run of added
+// lines after it, row by row; a side with nothing to show in a row holds a null.
+struct DiffRow {
+  const DiffLine* a = nullptr;  // Same or Removed
+  const DiffLine* b = nullptr;  // Same or Added
+};
+std::vector<DiffRow> diff_rows(const std::vector<DiffLine>& lines);
+
 }  // namespace tcs
