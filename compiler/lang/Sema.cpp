@@ -7,6 +7,7 @@
 
 #include "lang/Builtins.h"
 #include "lang/LetSubstitution.h"
+#include "support/EditDistance.h"
 #include "lang/RangeInference.h"
 
 namespace tcs {
@@ -36,18 +37,6 @@ namespace {
 using ast::Expr;
 using ast::ExprKind;
 using ast::NameRef;
-
-size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j)
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] != b[j - 1])});
-    std::swap(prev, cur);
-  }
-  return prev[b.size()];
-}
 
 // "; did you mean 'X'?" when a known name is one or two edits away.
 std::string suggest(std::string_view name, const std::vector<std::string>& candidates) {
@@ -383,6 +372,7 @@ class DefChecker {
   std::vector<std::string> known_names() const {
     std::vector<std::string> v;
     for (const SemaTensor& t : out_.tensors) v.push_back(t.name);
+    for (const std::string& p : out_.size_params) v.push_back(p);
     for (const Builtin& b : builtins()) v.emplace_back(b.name);
     return v;
   }

@@ -7,6 +7,7 @@
 
 #include "options/MappingOptions.h"
 #include "options/OptionsTable.h"
+#include "support/EditDistance.h"
 
 namespace tcs {
 
@@ -87,21 +88,6 @@ class PositionIndex {
   std::string_view text_;
   size_t pos_ = 0;
 };
-
-size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diag = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diag = up;
-    }
-  }
-  return row[b.size()];
-}
 
 // nlohmann's message names what it expected; ours names the character it found.
 Error syntax_error(std::string_view text, const nlohmann::json::parse_error& e) {

@@ -130,6 +130,55 @@ class EditorTest : public QObject {
     for (const char* w : {"Alpha", "Beta", "Out", "N", "exp", "tanh"}) QVERIFY2(words.contains(w), w);
     e.show_completions();
     QVERIFY(e.SendScintilla(QsciScintilla::SCI_AUTOCACTIVE) != 0);
+    QCOMPARE(e.completion_tip(), QStringLiteral("index idx in 0 .. N - 1"));  // the first item's kind and range
+  }
+
+  // Issue 11, item 12: each item's kind with its type or signature, the statement's own
+  // names first, and the long tail of math builtins only once typed.
+  void completion_kinds_ranking_and_the_long_tail() {
+    std::string text = "def f(float(N) Alpha, float(N) Beta, float(N) Gamma) -> (Out) {\n"
+                       "  Out(idx) = Alpha(idx) + Beta(idx)\n}\n";
+    auto checked = std::shared_ptr<const CheckedFile>(check_source("c.tc", text));
+    SymbolIndex index(checked);
+    uint32_t at = uint32_t(text.find("+ ") + 2);
+    std::vector<Completion> all = index.completions(at);
+    auto rank = [&](const std::string& name) {
+      for (size_t i = 0; i < all.size(); ++i)
+        if (all[i].name == name) return int(i);
+      return -1;
+    };
+    QCOMPARE(all[0].kind, WordClass::Index);
+    QVERIFY(rank("Alpha") < rank("Gamma"));  // the statement names Alpha, not Gamma
+    QVERIFY(rank("Out") < rank("Gamma"));
+    QVERIFY(rank("Gamma") < rank("N") && rank("N") < rank("exp"));
+    QCOMPARE(all[size_t(rank("Alpha"))].detail, std::string("input Alpha: float32 (N)"));
+    QCOMPARE(all[size_t(rank("N"))].kind, WordClass::SizeParam);
+    QVERIFY(all[size_t(rank("exp"))].detail.find("exp(x1)") != std::string::npos);
+    QCOMPARE(rank("cyl_bessel_i0"), -1);  // rare: hidden until typed
+    QCOMPARE(rank("lgamma"), -1);
+    std::vector<Completion> typed = index.completions(at, "cy");
+    QCOMPARE(int(typed.size()), 2);
+    QCOMPARE(typed[0].name, std::string("cyl_bessel_i0"));
+    QCOMPARE(index.completions(at, "lg").at(0).name, std::string("lgamma"));
+  }
+
+  void misspelt_names_get_a_suggestion_and_a_gutter_marker() {
+    std::string text = "def f(float(N) Alpha) -> (Out) {\n  Out(i) = Alpah(i)\n}\n";
+    auto checked = std::shared_ptr<const CheckedFile>(check_source("m.tc", text));
+    int errors = 0;
+    for (const Diagnostic& d : checked->diagnostics) {
+      if (d.severity != Severity::Error) continue;
+      ++errors;
+      QVERIFY2(d.message.find("did you mean 'Alpha'?") != std::string::npos, d.message.c_str());
+    }
+    QCOMPARE(errors, 1);
+    SourceEditor e;
+    e.setText(QString::fromStdString(text));
+    e.show_diagnostics(checked->diagnostics);
+    QCOMPARE(e.marked_lines(SourceEditor::kErrorMarker), std::vector<int>{1});
+    QCOMPARE(e.marked_lines(SourceEditor::kWarningMarker), std::vector<int>{0});  // 'Alpha' is never read
+    e.show_diagnostics({});
+    QVERIFY(e.marked_lines(SourceEditor::kErrorMarker).empty());
   }
 
   void call_tip_for_builtins() {

@@ -1,6 +1,9 @@
 #include "views/editor/SourceEditor.h"
 
 #include <QFontDatabase>
+#include <QListWidget>
+#include <QPainter>
+#include <QPixmap>
 #include <QToolTip>
 
 #include "views/editor/SymbolIndex.h"
@@ -27,8 +30,15 @@ SourceEditor::SourceEditor(QWidget* parent) : QsciScintilla(parent) {
   setAutoIndent(true);
   setAutoCompletionSource(AcsNone);  // our own lists, from the checked program
   SendScintilla(SCI_AUTOCSETIGNORECASE, 1L);
-  SendScintilla(SCI_AUTOCSETORDER, long(SC_ORDER_PERFORMSORT));
+  SendScintilla(SCI_AUTOCSETORDER, long(SC_ORDER_CUSTOM));  // our ranking, not the alphabet
+  // A margin for error and warning markers beside the line numbers.
+  setMarginType(1, SymbolMargin);
+  setMarginWidth(1, 14);
+  setMarginMarkerMask(1, (1 << kErrorMarker) | (1 << kWarningMarker));
+  markerDefine(Circle, kErrorMarker);
+  markerDefine(Circle, kWarningMarker);
   SendScintilla(SCI_SETMOUSEDWELLTIME, 400L);
+  SendScintilla(SCI_CALLTIPSETPOSITION, 1L);  // tips above the line, clear of the completion list
   indicatorDefine(SquiggleIndicator, kErrorIndicator);
   indicatorDefine(SquiggleIndicator, kWarningIndicator);
   indicatorDefine(StraightBoxIndicator, kLinkedIndicator);
@@ -37,6 +47,10 @@ SourceEditor::SourceEditor(QWidget* parent) : QsciScintilla(parent) {
   set_dark(false);
   connect(this, &QsciScintillaBase::SCN_CHARADDED, this, &SourceEditor::char_added);
   connect(this, &QsciScintillaBase::SCN_DWELLSTART, this, &SourceEditor::dwell);
+  connect(this, &QsciScintillaBase::SCN_AUTOCSELECTIONCHANGE, this,
+          [this](const char* name, int, int) { completion_selected(name); });
+  connect(this, &QsciScintillaBase::SCN_AUTOCCANCELLED, this, [] { QToolTip::hideText(); });
+  connect(this, &QsciScintillaBase::SCN_AUTOCCOMPLETED, this, [] { QToolTip::hideText(); });
   connect(this, &QsciScintillaBase::SCN_DWELLEND, this, [] { QToolTip::hideText(); });
 }
 
@@ -54,6 +68,32 @@ void SourceEditor::set_dark(bool dark) {
   setIndicatorForegroundColor(p.invalid, kErrorIndicator);
   setIndicatorForegroundColor(QColor(0xe0, 0x90, 0x10), kWarningIndicator);
   setIndicatorForegroundColor(p.linked_statement, kLinkedIndicator);
+  setMarkerBackgroundColor(p.invalid, kErrorMarker);
+  setMarkerForegroundColor(p.invalid, kErrorMarker);
+  setMarkerBackgroundColor(QColor(0xe0, 0x90, 0x10), kWarningMarker);
+  setMarkerForegroundColor(QColor(0xe0, 0x90, 0x10), kWarningMarker);
+  // Completion icons: a letter per kind in the colour the lexer gives that kind.
+  const std::pair<WordClass, std::pair<QChar, QColor>> kinds[] = {{WordClass::Index, {'i', p.index}},
+                                                                  {WordClass::Tensor, {'T', p.tensor}},
+                                                                  {WordClass::SizeParam, {'S', p.size_param}},
+                                                                  {WordClass::Builtin, {'f', p.builtin}}};
+  for (const auto& [kind, look] : kinds) {
+    QPixmap icon(14, 14);
+    icon.fill(Qt::transparent);
+    QPainter painter(&icon);
+    painter.setRenderHint(QPainter::Antialiasing);
+    painter.setBrush(look.second);
+    painter.setPen(Qt::NoPen);
+    painter.drawRoundedRect(QRectF(0.5, 0.5, 13, 13), 3, 3);
+    painter.setPen(p.paper);
+    QFont f = font();
+    f.setPixelSize(10);
+    f.setBold(true);
+    painter.setFont(f);
+    painter.drawText(icon.rect(), Qt::AlignCenter, QString(look.first));
+    painter.end();
+    registerImage(int(kind) + 1, icon);
+  }
   recolor();
 }
 
@@ -64,6 +104,8 @@ uint32_t SourceEditor::caret_offset() const { return uint32_t(SendScintilla(SCI_
 void SourceEditor::show_diagnostics(const std::vector<Diagnostic>& diagnostics) {
   diagnostics_ = diagnostics;
   long length = SendScintilla(SCI_GETLENGTH);
+  markerDeleteAll(kErrorMarker);
+  markerDeleteAll(kWarningMarker);
   for (int ind : {kErrorIndicator, kWarningIndicator}) {
     SendScintilla(SCI_SETINDICATORCURRENT, ind);
     SendScintilla(SCI_INDICATORCLEARRANGE, 0, length);
@@ -75,7 +117,15 @@ void SourceEditor::show_diagnostics(const std::vector<Diagnostic>& diagnostics) 
     if (begin == length && begin > 0) --begin;  // errors at end of file: mark the last character
     SendScintilla(SCI_SETINDICATORCURRENT, d.severity == Severity::Error ? kErrorIndicator : kWarningIndicator);
     SendScintilla(SCI_INDICATORFILLRANGE, begin, std::min(width, length - begin));
+    int line = int(SendScintilla(SCI_LINEFROMPOSITION, begin));
+    markerAdd(line, d.severity == Severity::Error ? kErrorMarker : kWarningMarker);
   }
+}
+
+std::vector<int> SourceEditor::marked_lines(int marker) const {
+  std::vector<int> out;
+  for (int l = int(markerFindNext(0, 1u << marker)); l >= 0; l = int(markerFindNext(l + 1, 1u << marker))) out.push_back(l);
+  return out;
 }
 
 void SourceEditor::show_linked(const std::vector<SourceRange>& ranges) {
@@ -109,20 +159,43 @@ QString SourceEditor::word_before_caret() const {
 }
 
 QStringList SourceEditor::completion_words() {
-  QString prefix = word_before_caret();
   QStringList out;
-  for (const std::string& w : symbols().completions(caret_offset())) {
-    QString q = QString::fromStdString(w);
-    if (q.startsWith(prefix, Qt::CaseInsensitive) && q != prefix) out << q;
+  completion_details_.clear();
+  for (const Completion& c : symbols().completions(caret_offset(), word_before_caret().toStdString())) {
+    QString name = QString::fromStdString(c.name);
+    out << name;
+    completion_details_[name] = QString::fromStdString(c.detail);
   }
   return out;
 }
 
+// The list shows each name with its kind's icon ("name?1"); the selected one's type or
+// signature follows the selection in a call tip.
 void SourceEditor::show_completions() {
-  QStringList words = completion_words();
-  if (words.isEmpty()) return;
-  QByteArray list = words.join(' ').toUtf8();
-  SendScintilla(SCI_AUTOCSHOW, long(word_before_caret().toUtf8().size()), list.constData());
+  const std::vector<Completion> items = symbols().completions(caret_offset(), word_before_caret().toStdString());
+  if (items.empty()) return;
+  completion_details_.clear();
+  QStringList list;
+  for (const Completion& c : items) {
+    QString name = QString::fromStdString(c.name);
+    list << QStringLiteral("%1?%2").arg(name).arg(int(c.kind) + 1);
+    completion_details_[name] = QString::fromStdString(c.detail);
+  }
+  QByteArray bytes = list.join(' ').toUtf8();
+  SendScintilla(SCI_AUTOCSHOW, long(word_before_caret().toUtf8().size()), bytes.constData());
+  completion_selected(items.front().name.c_str());
+}
+
+void SourceEditor::completion_selected(const char* name) {
+  auto it = completion_details_.find(QString::fromUtf8(name));
+  completion_tip_ = it == completion_details_.end() ? QString() : it->second;
+  // Beside the list (a Scintilla call tip would close it): at the selected row's right.
+  QListWidget* list = nullptr;
+  for (QListWidget* l : findChildren<QListWidget*>())
+    if (l->isVisible()) list = l;
+  if (!list || completion_tip_.isEmpty()) return;
+  QRect row = list->visualItemRect(list->currentItem());
+  QToolTip::showText(list->mapToGlobal(QPoint(list->width() + 4, row.top())), completion_tip_, list);
 }
 
 void SourceEditor::char_added(int ch) {

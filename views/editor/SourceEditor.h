@@ -1,10 +1,12 @@
 #pragma once
 // The comprehension editor: QScintilla with the comprehension lexer (semantic colours,
-// folding per def), brace matching, completion of builtins, tensors and indices, call
-// tips for builtins, hover explanations, diagnostics as squiggles, and a highlight for
-// the statements behind a selected line of generated code.
+// folding per def), brace matching, completion of builtins, tensors, sizes and indices
+// (an icon per kind, the selected item's type or signature in a tip), call tips for
+// builtins, hover explanations, diagnostics as squiggles and gutter markers, and a
+// highlight for the statements behind a selected line of generated code.
 #include <Qsci/qsciscintilla.h>
 
+#include <map>
 #include <set>
 #include <vector>
 
@@ -44,16 +46,24 @@ class SourceEditor : public QsciScintilla {
   static constexpr int kErrorIndicator = 8;
   static constexpr int kWarningIndicator = 9;
   static constexpr int kLinkedIndicator = 10;
+  static constexpr int kErrorMarker = 2, kWarningMarker = 3;  // in the symbol margin
+  // Lines with a gutter marker of this kind (0-based).
+  std::vector<int> marked_lines(int marker) const;
+  // The type or signature shown for the selected completion ("input A: float32 (M, K)").
+  QString completion_tip() const { return completion_tip_; }
 
  private:
   void char_added(int ch);
   void dwell(int position, int x, int y);
   QString word_before_caret() const;
+  void completion_selected(const char* name);
 
   TcLexer* lexer_;
   std::vector<Diagnostic> diagnostics_;
   int shapes_def_ = -1;
   const DefShapes* shapes_ = nullptr;
+  std::map<QString, QString> completion_details_;  // of the list on screen
+  QString completion_tip_;
 };
 
 }  // namespace tcs

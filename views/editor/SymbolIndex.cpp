@@ -1,6 +1,7 @@
 #include "views/editor/SymbolIndex.h"
 
 #include <algorithm>
+#include <cctype>
 #include <set>
 
 #include "lang/Builtins.h"
@@ -25,6 +26,26 @@ std::string_view role_name(TensorRole r) {
     case TensorRole::Temporary: return "temporary";
   }
   return "";
+}
+
+std::string builtin_text(const Builtin& b) {
+  std::string args;
+  for (int i = 0; i < b.arity; ++i) args += (i ? ", x" : "x") + std::to_string(i + 1);
+  return "builtin " + std::string(b.name) + "(" + args + "), computed in the argument type";
+}
+
+// Builtins most kernels use; the rest of the math library shows once two letters are typed.
+bool common_builtin(std::string_view name) {
+  static const std::set<std::string_view> common = {"exp", "log", "sqrt", "rsqrt", "tanh", "erf", "fmax",
+                                                    "fmin", "fabs", "pow", "sin", "cos", "floor", "ceil"};
+  return common.count(name) > 0;
+}
+
+bool starts_with_nocase(std::string_view word, std::string_view prefix) {
+  if (prefix.size() > word.size()) return false;
+  for (size_t i = 0; i < prefix.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(word[i])) != std::tolower(static_cast<unsigned char>(prefix[i]))) return false;
+  return true;
 }
 
 }  // namespace
@@ -102,68 +123,79 @@ std::string SymbolIndex::describe(uint32_t offset, const DefShapes* shapes, int 
   if (!t) return {};
   std::string word(checked_->file.text().substr(t->range.begin, t->range.end - t->range.begin));
   if (t->word == WordClass::Builtin) {
-    const Builtin* b = builtin_find(word);
-    return "builtin " + word + ": " + std::to_string(b->arity) + " argument" + (b->arity > 1 ? "s" : "");
+    return builtin_text(*builtin_find(word));
   }
   if (t->def < 0) return {};
   const SemaDef& def = checked_->defs[size_t(t->def)];
   if (t->def != shapes_def) shapes = nullptr;
-  if (t->word == WordClass::Tensor) {
-    int ti = def.find_tensor(word);
-    const SemaTensor& T = def.tensors[size_t(ti)];
-    std::string s = std::string(role_name(T.role)) + " " + word + ": " +
-                    (T.type_known ? std::string(scalar_type_name(T.type)) : std::string("type unknown"));
-    if (!T.shape_known) return s + ", shape unknown";
-    if (T.rank() == 0) return s + ", a scalar";
-    std::vector<std::string> sym, num;
-    for (int i = 0; i < T.rank(); ++i) {
-      SymExpr extent = T.hi[size_t(i)] - T.lo[size_t(i)] + SymExpr(1);
-      sym.push_back(extent.str());
-      if (shapes) num.push_back(std::to_string(shapes->tensors[size_t(ti)].extent[size_t(i)]));
-    }
-    s += " " + join_shape(sym);
-    if (shapes && join_shape(num) != join_shape(sym)) s += " = " + join_shape(num);
-    return s;
-  }
+  if (t->word == WordClass::Tensor) return tensor_text(def, def.find_tensor(word), shapes);
   if (t->word == WordClass::SizeParam) {
     std::string s = "size " + word;
     if (shapes)
       if (auto it = shapes->sizes.find(word); it != shapes->sizes.end()) s += " = " + std::to_string(it->second);
     return s;
   }
-  if (t->word == WordClass::Index && t->stmt >= 0) {
-    const SemaStmt& st = def.stmts[size_t(t->stmt)];
-    for (size_t i = 0; i < st.indices.size(); ++i) {
-      const SemaIndex& ix = st.indices[i];
-      if (ix.name != word) continue;
-      std::string s = std::string(ix.on_lhs ? "index " : "reduction index ") + word;
-      if (ix.solved) s += " in " + ix.lo.str() + " .. " + ix.hi.str();
-      else s += ": range not inferred";
-      if (shapes && t->stmt < int(shapes->stmts.size()))
-        for (const IndexRange& r : shapes->stmts[size_t(t->stmt)])
-          if (r.name == word) s += " = " + std::to_string(r.lo) + " .. " + std::to_string(r.hi);
-      return s;
-    }
+  if (t->word == WordClass::Index && t->stmt >= 0) return index_text(def, t->stmt, word, shapes);
+  return {};
+}
+
+std::string SymbolIndex::tensor_text(const SemaDef& def, int ti, const DefShapes* shapes) const {
+  const SemaTensor& T = def.tensors[size_t(ti)];
+  std::string s = std::string(role_name(T.role)) + " " + T.name + ": " +
+                  (T.type_known ? std::string(scalar_type_name(T.type)) : std::string("type unknown"));
+  if (!T.shape_known) return s + ", shape unknown";
+  if (T.rank() == 0) return s + ", a scalar";
+  std::vector<std::string> sym, num;
+  for (int i = 0; i < T.rank(); ++i) {
+    SymExpr extent = T.hi[size_t(i)] - T.lo[size_t(i)] + SymExpr(1);
+    sym.push_back(extent.str());
+    if (shapes) num.push_back(std::to_string(shapes->tensors[size_t(ti)].extent[size_t(i)]));
+  }
+  s += " " + join_shape(sym);
+  if (shapes && join_shape(num) != join_shape(sym)) s += " = " + join_shape(num);
+  return s;
+}
+
+std::string SymbolIndex::index_text(const SemaDef& def, int stmt, const std::string& word, const DefShapes* shapes) const {
+  const SemaStmt& st = def.stmts[size_t(stmt)];
+  for (const SemaIndex& ix : st.indices) {
+    if (ix.name != word) continue;
+    std::string s = std::string(ix.on_lhs ? "index " : "reduction index ") + word;
+    if (ix.solved) s += " in " + ix.lo.str() + " .. " + ix.hi.str();
+    else s += ": range not inferred";
+    if (shapes && stmt < int(shapes->stmts.size()))
+      for (const IndexRange& r : shapes->stmts[size_t(stmt)])
+        if (r.name == word) s += " = " + std::to_string(r.lo) + " .. " + std::to_string(r.hi);
+    return s;
   }
   return {};
 }
 
-std::vector<std::string> SymbolIndex::completions(uint32_t offset) const {
-  std::vector<std::string> words;
+std::vector<Completion> SymbolIndex::completions(uint32_t offset, std::string_view prefix) const {
+  std::vector<Completion> out;
   std::set<std::string> seen;
-  auto add = [&](const std::string& w) {
-    if (seen.insert(w).second) words.push_back(w);
+  auto add = [&](WordClass kind, const std::string& name, const std::string& detail) {
+    if (name != prefix && starts_with_nocase(name, prefix) && seen.insert(name).second) out.push_back({kind, name, detail});
   };
   int d = def_at(offset);
   if (d >= 0) {
     const SemaDef& def = checked_->defs[size_t(d)];
-    if (int s = stmt_at(d, offset); s >= 0)
-      for (const SemaIndex& ix : def.stmts[size_t(s)].indices) add(ix.name);
-    for (const SemaTensor& t : def.tensors) add(t.name);
-    for (const std::string& p : def.size_params) add(p);
+    if (int s = stmt_at(d, offset); s >= 0) {
+      for (const SemaIndex& ix : def.stmts[size_t(s)].indices) add(WordClass::Index, ix.name, index_text(def, s, ix.name, nullptr));
+      for (const ClassifiedToken& t : tokens_)  // the tensors this statement names
+        if (t.def == d && t.stmt == s && t.word == WordClass::Tensor) {
+          std::string name(checked_->file.text().substr(t.range.begin, t.range.end - t.range.begin));
+          if (int ti = def.find_tensor(name); ti >= 0) add(WordClass::Tensor, name, tensor_text(def, ti, nullptr));
+        }
+    }
+    for (size_t ti = 0; ti < def.tensors.size(); ++ti) add(WordClass::Tensor, def.tensors[ti].name, tensor_text(def, int(ti), nullptr));
+    for (const std::string& p : def.size_params) add(WordClass::SizeParam, p, "size " + p);
   }
-  for (const Builtin& b : builtins()) add(std::string(b.name));
-  return words;
+  for (const Builtin& b : builtins())
+    if (common_builtin(b.name)) add(WordClass::Builtin, std::string(b.name), builtin_text(b));
+  if (prefix.size() >= 2)
+    for (const Builtin& b : builtins()) add(WordClass::Builtin, std::string(b.name), builtin_text(b));
+  return out;
 }
 
 }  // namespace tcs

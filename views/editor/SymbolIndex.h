@@ -15,6 +15,12 @@ namespace tcs {
 
 enum class WordClass { Keyword, Type, Builtin, Tensor, SizeParam, Index, Identifier };
 
+// One completion: what the name is and its type or signature, for the list's icon and tip.
+struct Completion {
+  WordClass kind = WordClass::Identifier;  // Index, Tensor, SizeParam or Builtin
+  std::string name, detail;                // detail: "input A: float32 (M, K)", "exp(x1)"
+};
+
 struct ClassifiedToken {
   TokenKind kind = TokenKind::End;
   SourceRange range;
@@ -45,12 +51,15 @@ class SymbolIndex {
   // builtin's arity. `shapes` (of the def at `offset`) adds numbers when known.
   std::string describe(uint32_t offset, const DefShapes* shapes, int shapes_def) const;
 
-  // Completion words for a position: builtins, then the tensors, sizes and indices of
-  // the def around it (indices of the statement around it first).
-  std::vector<std::string> completions(uint32_t offset) const;
+  // Completions for `prefix` typed at `offset`, best first: the statement's own indices and
+  // tensors, the def's other tensors, its sizes, then builtins. Common builtins always
+  // show; the long tail of rarer math functions only once two letters are typed.
+  std::vector<Completion> completions(uint32_t offset, std::string_view prefix = {}) const;
 
  private:
   void classify();
+  std::string tensor_text(const SemaDef& def, int tensor, const DefShapes* shapes) const;
+  std::string index_text(const SemaDef& def, int stmt, const std::string& name, const DefShapes* shapes) const;
 
   std::shared_ptr<const CheckedFile> checked_;
   std::vector<ClassifiedToken> tokens_;
