@@ -509,13 +509,14 @@ void MainWindow::jump_to_problem(const QModelIndex& index) {
 
 // ---------------------------------------------------------------- documents
 
-bool MainWindow::open_file(const QString& path) {
+bool MainWindow::open_file(const QString& path, QString* problem) {
   // The whole file or nothing: a file the editor could show only in part (a NUL byte,
   // bytes that are not UTF-8, too large) is refused, so saving never writes back less
   // than was on disk. The open document stays as it was.
   auto text = read_source_file(QFile::encodeName(path).toStdString());
   if (!text) {
-    QMessageBox::warning(this, tr("Open"), QString::fromStdString(text.error()));
+    if (problem) *problem = QString::fromStdString(text.error());
+    else QMessageBox::warning(this, tr("Open"), QString::fromStdString(text.error()));
     return false;
   }
   set_source(QFileInfo(path).absoluteFilePath(), QString::fromStdString(*text));

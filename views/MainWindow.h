@@ -47,7 +47,9 @@ class MainWindow : public QMainWindow {
   explicit MainWindow(QString examples_dir = {}, QWidget* parent = nullptr);
   ~MainWindow() override;
 
-  bool open_file(const QString& path);
+  // Opens `path`, or refuses it (binary, not UTF-8, too large) saying why: in a message box,
+  // or in `problem` when given (a file named on the command line).
+  bool open_file(const QString& path, QString* problem = nullptr);
   void set_source(const QString& name, const QString& text);
   bool save_to(const QString& path);
   // Exports the kernel as the panels describe it (entry, sizes, options) into `dir`, the

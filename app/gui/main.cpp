@@ -3,6 +3,7 @@
 #include <QCommandLineParser>
 #include <QDir>
 #include <QFileInfo>
+#include <QStatusBar>
 #include <QTimer>
 #include <QWindow>
 #include <cstdio>
@@ -65,7 +66,14 @@ int main(int argc, char** argv) {
   if (file.isEmpty()) file = examples_dir() + QStringLiteral("/matmul.tc");
 
   tcs::MainWindow window(examples_dir());
-  if (!window.open_file(file)) return 1;
+  QString problem;
+  if (!window.open_file(file, &problem)) {
+    // Nothing of the refused file is shown, so nothing of it can be saved over: the window
+    // opens on an empty document and says why.
+    std::fprintf(stderr, "tcstudio: %s\n", problem.toLocal8Bit().constData());
+    window.set_source({}, {});
+    window.statusBar()->showMessage(problem);
+  }
   window.show();
   if (parser.isSet(quit_when_shown)) {
     QWindow* handle = window.windowHandle();
