@@ -31,8 +31,6 @@ using namespace tcs::test;
 
 namespace {
 
-QString examples(const char* name) { return QStringLiteral(TCS_EXAMPLES_DIR) + "/" + name; }
-
 // Types into a list field as a user would: replace the text, then leave the field.
 void edit_field(OptionsPanel* panel, const char* name, const QString& text) {
   auto* edit = qobject_cast<QLineEdit*>(panel->field_widget(name));
@@ -59,18 +57,15 @@ class DailyUseTest : public QObject {
 
  private slots:
   void initTestCase() {
-    QStandardPaths::setTestModeEnabled(true);
-    QCoreApplication::setOrganizationName("TC Studio Tests");
-    QCoreApplication::setApplicationName("daily_use_test");
+    start_from_first_launch("daily_use_test");
     QCoreApplication::setAttribute(Qt::AA_DontUseNativeDialogs);  // Qt's own, which a test can drive
-    QSettings().clear();
   }
 
   // Defect 2: after an invalid tile edit, edits that make the options valid again were
   // not applied; the fields, the JSON and the error disagreed until a preset was picked.
   void options_panel_recovers_from_an_invalid_edit() {
     MainWindow w(QStringLiteral(TCS_EXAMPLES_DIR));
-    QVERIFY(w.open_file(examples("attention.tc")));
+    QVERIFY(w.open_file(example_path("attention.tc")));
     QVERIFY(wait_idle(w));
     QVERIFY(!w.outcome()->error);
     OptionsPanel* panel = w.options();
@@ -132,7 +127,7 @@ class DailyUseTest : public QObject {
   // running job shows its progress and can be cancelled.
   void a_large_run_is_timed_unchecked_and_can_be_cancelled() {
     MainWindow w(QStringLiteral(TCS_EXAMPLES_DIR));
-    QVERIFY(w.open_file(examples("matmul.tc")));
+    QVERIFY(w.open_file(example_path("matmul.tc")));
     QVERIFY(wait_idle(w));
     for (const char* n : {"M", "K", "N"}) set_size(w, n, 512);
     QVERIFY(wait_idle(w));
@@ -163,7 +158,7 @@ class DailyUseTest : public QObject {
   // no mark. Old output is now faded with the reason until new output replaces it.
   void stale_results_are_marked_until_replaced() {
     MainWindow w(QStringLiteral(TCS_EXAMPLES_DIR));
-    QVERIFY(w.open_file(examples("matmul.tc")));
+    QVERIFY(w.open_file(example_path("matmul.tc")));
     QVERIFY(wait_idle(w));
     w.run_with_check();
     QVERIFY(wait_idle(w));
@@ -204,7 +199,7 @@ class DailyUseTest : public QObject {
   // a size too large showed only in the status bar while Problems said "no problems".
   void sizes_are_validated_while_typing_and_reported_in_problems() {
     MainWindow w(QStringLiteral(TCS_EXAMPLES_DIR));
-    QVERIFY(w.open_file(examples("matmul.tc")));
+    QVERIFY(w.open_file(example_path("matmul.tc")));
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
     QVERIFY(wait_idle(w));
@@ -326,7 +321,7 @@ class DailyUseTest : public QObject {
 
   void a_file_without_a_def_turns_the_options_off() {
     MainWindow w(QStringLiteral(TCS_EXAMPLES_DIR));
-    QVERIFY(w.open_file(examples("matmul.tc")));
+    QVERIFY(w.open_file(example_path("matmul.tc")));
     QVERIFY(wait_idle(w));
     QVERIFY(w.options()->isEnabled());
     w.editor()->setText("# nothing here yet\n");
@@ -343,7 +338,7 @@ class DailyUseTest : public QObject {
     MainWindow w(QStringLiteral(TCS_EXAMPLES_DIR));
     w.show();
     QVERIFY(QTest::qWaitForWindowActive(&w));
-    QVERIFY(w.open_file(examples("matmul.tc")));
+    QVERIFY(w.open_file(example_path("matmul.tc")));
     QVERIFY(wait_idle(w));
     CodeView* c = w.code_view(MainWindow::CPane);
     c->setFocus();

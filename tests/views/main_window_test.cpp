@@ -55,10 +55,7 @@ class MainWindowTest : public QObject {
 
  private slots:
   void initTestCase() {
-    QStandardPaths::setTestModeEnabled(true);  // settings go to a test location
-    QCoreApplication::setOrganizationName("TC Studio Tests");
-    QCoreApplication::setApplicationName("views_test");
-    QSettings().clear();  // each run starts from a first launch
+    start_from_first_launch("views_test");
   }
 
   void break_fix_and_link() {

@@ -4,6 +4,8 @@
 // what "idle" means.
 #include <QAction>
 #include <QDir>
+#include <QSettings>
+#include <QStandardPaths>
 #include <QtTest>
 
 #include "views/MainWindow.h"
@@ -30,6 +32,23 @@ inline QAction* menu_action(MainWindow& w, const QString& text) {
 // Waits until the newest job has delivered its final result.
 inline bool wait_idle(MainWindow& w) {
   return QTest::qWaitFor([&] { return w.idle() && w.outcome() && w.outcome()->final; }, kWaitMs);
+}
+
+inline QString example_path(const char* name) { return QStringLiteral(TCS_EXAMPLES_DIR) + "/" + name; }
+
+// Settings go to a test location and start empty: each run is a first launch.
+inline void start_from_first_launch(const char* test_name) {
+  QStandardPaths::setTestModeEnabled(true);
+  QCoreApplication::setOrganizationName("TC Studio Tests");
+  QCoreApplication::setApplicationName(test_name);
+  QSettings().clear();
+}
+
+// The window at `size`, on screen, with an example compiled.
+inline bool show_example(MainWindow& w, const char* example, QSize size) {
+  w.resize(size);
+  w.show();
+  return QTest::qWaitForWindowExposed(&w) && w.open_file(example_path(example)) && wait_idle(w);
 }
 
 }  // namespace tcs::test

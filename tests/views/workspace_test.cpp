@@ -21,8 +21,6 @@ using namespace tcs::test;
 
 namespace {
 
-QString examples(const char* name) { return QStringLiteral(TCS_EXAMPLES_DIR) + "/" + name; }
-
 bool is_dark(const QColor& c) { return c.lightness() < 100; }
 
 void put_caret_on(MainWindow& w, const QString& needle) {
@@ -42,20 +40,13 @@ class WorkspaceTest : public QObject {
 
  private slots:
   void initTestCase() {
-    QStandardPaths::setTestModeEnabled(true);
-    QCoreApplication::setOrganizationName("TC Studio Tests");
-    QCoreApplication::setApplicationName("workspace_test");
-    QSettings().clear();
+    start_from_first_launch("workspace_test");
   }
 
   void c_and_assembly_side_by_side_with_cross_highlighting() {
     {
       MainWindow w(QStringLiteral(TCS_EXAMPLES_DIR));
-      w.resize(1920, 1080);
-      w.show();
-      QVERIFY(QTest::qWaitForWindowExposed(&w));
-      QVERIFY(w.open_file(examples("conv2d.tc")));
-      QVERIFY(wait_idle(w));
+      QVERIFY(show_example(w, "conv2d.tc", QSize(1920, 1080)));
       QAction* layout = menu_action(w, "C | Assembly");
       QVERIFY(layout);
       layout->trigger();
@@ -91,11 +82,7 @@ class WorkspaceTest : public QObject {
   // Item 10: the diff lists the options that differ and the measured times of both sides.
   void the_diff_explains_itself() {
     MainWindow w(QStringLiteral(TCS_EXAMPLES_DIR));
-    w.resize(1920, 1080);
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
-    QVERIFY(w.open_file(examples("matmul.tc")));
-    QVERIFY(wait_idle(w));
+    QVERIFY(show_example(w, "matmul.tc", QSize(1920, 1080)));
     w.run_with_check();
     QVERIFY(wait_idle(w));
     w.diff()->pin();
@@ -121,11 +108,7 @@ class WorkspaceTest : public QObject {
 
   void a_small_screen_keeps_half_the_width_for_the_editor() {
     MainWindow w(QStringLiteral(TCS_EXAMPLES_DIR));
-    w.resize(1280, 720);
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
-    QVERIFY(w.open_file(examples("group_conv.tc")));
-    QVERIFY(wait_idle(w));
+    QVERIFY(show_example(w, "group_conv.tc", QSize(1280, 720)));
     QTRY_VERIFY2(w.editor()->width() >= 1280 / 2 - 20, qPrintable(QString::number(w.editor()->width())));
     // Every size of the example shows without scrolling.
     auto* view = w.findChild<QTableView*>("sizes");
@@ -138,11 +121,7 @@ class WorkspaceTest : public QObject {
 
   void the_dark_theme_covers_the_whole_window() {
     MainWindow w(QStringLiteral(TCS_EXAMPLES_DIR));
-    w.resize(1280, 720);
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
-    QVERIFY(w.open_file(examples("matmul.tc")));
-    QVERIFY(wait_idle(w));
+    QVERIFY(show_example(w, "matmul.tc", QSize(1280, 720)));
     w.set_dark(true);
     for (const char* name : {"problems", "sizes"}) {
       auto* table = w.findChild<QTableView*>(name);
