@@ -310,8 +310,24 @@ void MainWindow::set_code_columns(const std::vector<std::vector<int>>& columns) 
 
 // The editor keeps at least half the window's width: when the docks beside it would take
 // more, the Kernel and Passes docks join the code dock's tabs and the code dock narrows.
+// When the window is wide again they go back to the left, as they were.
 void MainWindow::keep_editor_half() {
   if (!isVisible()) return;
+  constexpr int kRoomForLeftDocks = 1600;
+  if (width() >= kRoomForLeftDocks && !collapsed_.empty()) {
+    QDockWidget* first = nullptr;
+    for (QDockWidget* d : collapsed_) {
+      if (!d) continue;
+      addDockWidget(Qt::LeftDockWidgetArea, d);
+      if (first) tabifyDockWidget(first, d);
+      else first = d;
+    }
+    collapsed_.clear();
+    if (first) {
+      first->raise();
+      resizeDocks({first}, {300}, Qt::Horizontal);
+    }
+  }
   int half = width() / 2;
   if (centralWidget()->width() >= half - 8) return;
   QDockWidget* code_dock = qobject_cast<QDockWidget*>(code_->parentWidget());
@@ -319,6 +335,7 @@ void MainWindow::keep_editor_half() {
     if (d == code_dock || d->isFloating() || !d->isVisible() || dockWidgetArea(d) != Qt::LeftDockWidgetArea) continue;
     addDockWidget(Qt::RightDockWidgetArea, d);
     tabifyDockWidget(code_dock, d);
+    collapsed_.push_back(d);
   }
   code_dock->raise();
   resizeDocks({code_dock}, {width() - half - 8}, Qt::Horizontal);

@@ -7,12 +7,15 @@
 // shows diagnostics in the editor and Problems, keeps the status bar current, and links
 // the editor to the code panes.
 #include <QMainWindow>
+#include <QPointer>
+#include <vector>
 #include <memory>
 
 #include "export/Export.h"
 #include "views/code/CodeLinks.h"
 
 class QComboBox;
+class QDockWidget;
 class QLabel;
 class QListView;
 class QPlainTextEdit;
@@ -138,6 +141,7 @@ class MainWindow : public QMainWindow {
   QMenu* view_menu_ = nullptr;
   QAction* dark_action_ = nullptr;
   std::shared_ptr<const CompileOutcome> outcome_;
+  std::vector<QPointer<QDockWidget>> collapsed_;  // left docks tabbed right on a small window
   bool linking_ = false;
   bool edits_pending_ = false;  // edits made since the last submitted job
 };

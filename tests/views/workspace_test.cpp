@@ -2,6 +2,7 @@
 // persists, a small screen where the editor keeps half the width, a dark theme over the
 // whole window, and screenshots at 1280x720 and 1920x1080 in both themes.
 #include <QDockWidget>
+#include <QPlainTextEdit>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QTableView>
@@ -104,6 +105,10 @@ class WorkspaceTest : public QObject {
     QVERIFY(removed_rows > 0);
     w.findChild<QDockWidget*>("diffDock")->raise();
     screenshot(&w, "diff_1920x1080");
+    // An error leaves B as it was, marked.
+    w.options()->json_edit()->setPlainText("{\"tile\": [0]}");
+    QVERIFY(wait_idle(w));
+    QVERIFY2(w.diff()->summary().startsWith("Stale: B is the last result with code"), qPrintable(w.diff()->summary()));
   }
 
   void a_small_screen_keeps_half_the_width_for_the_editor() {
@@ -117,6 +122,10 @@ class WorkspaceTest : public QObject {
     QTRY_VERIFY(view->isVisible());
     QVERIFY(view->rowViewportPosition(7) + view->rowHeight(7) <= view->viewport()->height());
     screenshot(&w, "main_window_1280x720_light");
+    // Wide again: the Kernel dock goes back to the left of the editor.
+    w.resize(1920, 1080);
+    QTRY_COMPARE(w.dockWidgetArea(w.findChild<QDockWidget*>("kernelDock")), Qt::LeftDockWidgetArea);
+    QTRY_VERIFY(w.editor()->width() >= 1920 / 2 - 20);
   }
 
   void the_dark_theme_covers_the_whole_window() {

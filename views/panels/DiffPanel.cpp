@@ -84,7 +84,11 @@ void DiffPanel::follow(CompileService* service) {
 }
 
 void DiffPanel::set_current(const CompileOutcome& o) {
-  if (!o.result) return;
+  if (!o.result) {  // B stays the last result with code, and says so
+    if (o.final && o.error && !o.failed(ErrorKind::Cancelled) && pinned_.valid)
+      summary_->setText(tr("Stale: B is the last result with code; now: %1").arg(QString::fromStdString(o.error_message())));
+    return;
+  }
   const CompileResult& r = *o.result;
   bool same_kernel = current_.outcome && kernel_change(*current_.outcome, o).empty();
   current_.valid = true;
