@@ -314,6 +314,8 @@ void MainWindow::set_code_columns(const std::vector<std::vector<int>>& columns) 
 void MainWindow::keep_editor_half() {
   if (!isVisible()) return;
   constexpr int kRoomForLeftDocks = 1600;
+  QDockWidget* code_dock = qobject_cast<QDockWidget*>(code_->parentWidget());
+  constexpr int kLeftDocksWidth = 300;
   if (width() >= kRoomForLeftDocks && !collapsed_.empty()) {
     QDockWidget* first = nullptr;
     for (QDockWidget* d : collapsed_) {
@@ -325,12 +327,14 @@ void MainWindow::keep_editor_half() {
     collapsed_.clear();
     if (first) {
       first->raise();
-      resizeDocks({first}, {300}, Qt::Horizontal);
+      // Left docks and code dock together within half, so the next resize does not
+      // collapse them again.
+      resizeDocks({first, code_dock}, {kLeftDocksWidth, width() / 2 - kLeftDocksWidth - 16}, Qt::Horizontal);
     }
+    return;
   }
   int half = width() / 2;
   if (centralWidget()->width() >= half - 8) return;
-  QDockWidget* code_dock = qobject_cast<QDockWidget*>(code_->parentWidget());
   for (QDockWidget* d : findChildren<QDockWidget*>()) {
     if (d == code_dock || d->isFloating() || !d->isVisible() || dockWidgetArea(d) != Qt::LeftDockWidgetArea) continue;
     addDockWidget(Qt::RightDockWidgetArea, d);
@@ -498,7 +502,8 @@ void MainWindow::link_from_editor() {
 }
 
 void MainWindow::link_from_line(const LineOrigin& origin) {
-  if (!outcome_matches_editor() || !outcome_->def()) return;
+  // Faded code from an older result maps to that result's statements, not this one's.
+  if (!outcome_matches_editor() || !outcome_->result || !outcome_->def()) return;
   std::set<int> stmts = code_->links().source_statements(origin);
   std::vector<SourceRange> ranges;
   for (int s : stmts) ranges.push_back(outcome_->def()->stmts[size_t(s)].ast->range);

@@ -65,6 +65,7 @@ Expected<Measurement> measure_kernel(const Kernel& kernel, const TensorMap& inpu
   double ms = m.timing.ms.empty() ? m.first_ms : m.timing.median_ms;
   m.gflops = ms > 0 ? m.flops / (ms * 1e6) : 0;
 
+  if (request.plan.cancel && request.plan.cancel->load()) return Error{ErrorKind::Cancelled, "run cancelled"};
   if (request.check) {
     m.checked = true;
     stage("checking against the interpreter");

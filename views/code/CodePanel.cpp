@@ -4,6 +4,7 @@
 #include <QSplitter>
 #include <QTabBar>
 #include <QTabWidget>
+#include <QTimer>
 #include <QVBoxLayout>
 #include <algorithm>
 
@@ -63,7 +64,9 @@ void CodePanel::set_columns(const std::vector<std::vector<int>>& wanted) {
     std::vector<int> panes;
     for (int p : c)
       if (p >= 0 && p < PaneCount && !placed[size_t(p)]) placed[size_t(p)] = true, panes.push_back(p);
-    if (!panes.empty() && int(cols.size()) < kMaxColumns) cols.push_back(panes);
+    if (panes.empty()) continue;
+    if (int(cols.size()) < kMaxColumns) cols.push_back(panes);
+    else cols.back().insert(cols.back().end(), panes.begin(), panes.end());  // no pane is lost
   }
   if (cols.empty()) cols.emplace_back();
   for (int p = 0; p < PaneCount; ++p)
@@ -75,7 +78,11 @@ void CodePanel::set_columns(const std::vector<std::vector<int>>& wanted) {
                      ? int(std::find(panes_.begin(), panes_.end(), columns_[i]->currentWidget()) - panes_.begin())
                      : cols[i].front();
   for (CodeView* v : panes_) v->setParent(this);
-  for (QTabWidget* c : columns_) delete c;
+  for (QTabWidget* c : columns_) {  // later: a tab bar of one may be delivering the event that got us here
+    c->hide();
+    c->setParent(nullptr);
+    c->deleteLater();
+  }
   columns_.clear();
   for (size_t i = 0; i < cols.size(); ++i) {
     QTabWidget* column = new_column();
@@ -138,7 +145,8 @@ void CodePanel::tab_menu(QTabWidget* column, const QPoint& at) {
   for (int c = 0; c < std::min(int(columns_.size()) + 1, kMaxColumns); ++c) {
     if (c == here) continue;
     QString label = c == int(columns_.size()) ? tr("Move to a New Column on the Right") : tr("Move to Column %1").arg(c + 1);
-    menu.addAction(label, this, [this, pane, c] { move_pane(pane, c); });
+    // After the menu's event is done: moving rebuilds the columns, this tab bar included.
+    menu.addAction(label, this, [this, pane, c] { QTimer::singleShot(0, this, [this, pane, c] { move_pane(pane, c); }); });
   }
   if (!menu.isEmpty()) menu.exec(column->tabBar()->mapToGlobal(at));
 }

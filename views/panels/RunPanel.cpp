@@ -46,6 +46,9 @@ void RunPanel::follow(CompileService* service) {
             if (o->run_requested) {
               if (o->final) measured_ = o;
               show_outcome(*o);
+            } else if (running_ && o->final) {  // a newer job replaced the run before it ended
+              set_running(false);
+              report_->setPlainText(tr("run superseded by a newer compile; Ctrl+R runs again"));
             } else if (measured_ && o->final) {
               std::string change = kernel_change(*measured_, *o);
               set_stale(change.empty() ? QString() : tr("%1 changed since this run").arg(QString::fromStdString(change)));

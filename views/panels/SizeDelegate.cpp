@@ -60,11 +60,17 @@ void SizeDelegate::refuse(const QModelIndex& index) const {
 
 bool SizeDelegate::eventFilter(QObject* object, QEvent* event) {
   auto* edit = qobject_cast<QLineEdit*>(object);
-  if (edit && event->type() == QEvent::KeyPress) {
-    int key = static_cast<QKeyEvent*>(event)->key();
-    if ((key == Qt::Key_Return || key == Qt::Key_Enter) && !edit->hasAcceptableInput()) {
-      refuse(edit->property(kIndexProperty).value<QPersistentModelIndex>());
-      return true;
+  if (edit && !edit->hasAcceptableInput()) {
+    auto index = edit->property(kIndexProperty).value<QPersistentModelIndex>();
+    if (event->type() == QEvent::KeyPress) {
+      int key = static_cast<QKeyEvent*>(event)->key();
+      if (key == Qt::Key_Return || key == Qt::Key_Enter) {
+        refuse(index);
+        return true;
+      }
+      if (key == Qt::Key_Tab || key == Qt::Key_Backtab) refuse(index);  // leaving: the old value stays, said
+    } else if (event->type() == QEvent::FocusOut) {
+      refuse(index);
     }
   }
   return QStyledItemDelegate::eventFilter(object, event);

@@ -17,7 +17,8 @@ class SizeDelegate : public QStyledItemDelegate {
   void setModelData(QWidget* editor, QAbstractItemModel* model, const QModelIndex& index) const override;
 
  protected:
-  // Enter on a value that cannot be taken says why (Qt would ignore it without a word).
+  // Enter, Tab or leaving the field with a value that cannot be taken says why (Qt would
+  // ignore or drop it without a word).
   bool eventFilter(QObject* object, QEvent* event) override;
 
  signals:
