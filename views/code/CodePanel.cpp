@@ -158,7 +158,7 @@ void CodePanel::follow(CompileService* service) {
 
 void CodePanel::show_outcome(const CompileOutcome& o) {
   if (o.result) {
-    shown_ = std::make_shared<CompileOutcome>(o);
+    shown_file_ = o.checked->file.name();
     const CompileResult& r = *o.result;
     links_ = CodeLinks(r.lowering.nest);
     panes_[CPane]->set_code(r.text("c"));
@@ -176,11 +176,7 @@ void CodePanel::show_outcome(const CompileOutcome& o) {
     // No new code: what is shown stays, faded, saying what it was compiled from and why
     // nothing replaced it. A pane with nothing to keep says why it is empty.
     QString why = QString::fromStdString(o.error_message());
-    QString from = tr("the last good compile");
-    if (shown_) {
-      std::string change = kernel_change(*shown_, o);
-      if (change == "the file") from = tr("%1").arg(QString::fromStdString(shown_->checked->file.name()));
-    }
+    QString from = shown_file_ != o.checked->file.name() ? QString::fromStdString(shown_file_) : tr("the last good compile");
     for (CodeView* v : panes_) {
       if (v->code().text.empty()) v->set_placeholder(tr("// no code: %1").arg(why));
       else v->set_stale(tr("code from %1; now: %2").arg(from, why));

@@ -67,7 +67,7 @@ class CodePanel : public QWidget {
   QSplitter* splitter_;
   std::vector<QTabWidget*> columns_;
   CodeLinks links_;
-  std::shared_ptr<const CompileOutcome> shown_;  // the result whose code is on screen
+  std::string shown_file_;  // the file whose code is on screen
 };
 
 }  // namespace tcs

@@ -158,29 +158,26 @@ QString SourceEditor::word_before_caret() const {
   return QString::fromUtf8(bytes);
 }
 
+std::vector<Completion> SourceEditor::completions_here() {
+  std::vector<Completion> items = symbols().completions(caret_offset(), word_before_caret().toStdString());
+  completion_details_.clear();
+  for (const Completion& c : items) completion_details_[QString::fromStdString(c.name)] = QString::fromStdString(c.detail);
+  return items;
+}
+
 QStringList SourceEditor::completion_words() {
   QStringList out;
-  completion_details_.clear();
-  for (const Completion& c : symbols().completions(caret_offset(), word_before_caret().toStdString())) {
-    QString name = QString::fromStdString(c.name);
-    out << name;
-    completion_details_[name] = QString::fromStdString(c.detail);
-  }
+  for (const Completion& c : completions_here()) out << QString::fromStdString(c.name);
   return out;
 }
 
 // The list shows each name with its kind's icon ("name?1"); the selected one's type or
-// signature follows the selection in a call tip.
+// signature follows the selection in a tip beside the list.
 void SourceEditor::show_completions() {
-  const std::vector<Completion> items = symbols().completions(caret_offset(), word_before_caret().toStdString());
+  const std::vector<Completion> items = completions_here();
   if (items.empty()) return;
-  completion_details_.clear();
   QStringList list;
-  for (const Completion& c : items) {
-    QString name = QString::fromStdString(c.name);
-    list << QStringLiteral("%1?%2").arg(name).arg(int(c.kind) + 1);
-    completion_details_[name] = QString::fromStdString(c.detail);
-  }
+  for (const Completion& c : items) list << QStringLiteral("%1?%2").arg(QString::fromStdString(c.name)).arg(int(c.kind) + 1);
   QByteArray bytes = list.join(' ').toUtf8();
   SendScintilla(SCI_AUTOCSHOW, long(word_before_caret().toUtf8().size()), bytes.constData());
   completion_selected(items.front().name.c_str());

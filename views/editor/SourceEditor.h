@@ -16,6 +16,7 @@
 namespace tcs {
 
 class SymbolIndex;
+struct Completion;
 class TcLexer;
 
 class SourceEditor : public QsciScintilla {
@@ -57,6 +58,8 @@ class SourceEditor : public QsciScintilla {
   void dwell(int position, int x, int y);
   QString word_before_caret() const;
   void completion_selected(const char* name);
+  // What completion offers at the caret; remembers each item's detail for its tip.
+  std::vector<Completion> completions_here();
 
   TcLexer* lexer_;
   std::vector<Diagnostic> diagnostics_;

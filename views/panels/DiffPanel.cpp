@@ -80,10 +80,11 @@ void DiffPanel::set_dark(bool dark) {
 }
 
 void DiffPanel::follow(CompileService* service) {
-  connect(service, &CompileService::compiled, this, [this](std::shared_ptr<const CompileOutcome> o) { set_current(*o); });
+  connect(service, &CompileService::compiled, this, &DiffPanel::set_current);
 }
 
-void DiffPanel::set_current(const CompileOutcome& o) {
+void DiffPanel::set_current(std::shared_ptr<const CompileOutcome> delivered) {
+  const CompileOutcome& o = *delivered;
   if (!o.result) {  // B stays the last result with code, and says so
     if (o.final && o.error && !o.failed(ErrorKind::Cancelled) && pinned_.valid)
       summary_->setText(tr("Stale: B is the last result with code; now: %1").arg(QString::fromStdString(o.error_message())));
@@ -106,7 +107,7 @@ void DiffPanel::set_current(const CompileOutcome& o) {
   // A run gives B its measured time; another kernel has none until it runs.
   if (o.run) current_.run_ms = o.run->median_ms, current_.gflops = o.run->gflops;
   else if (!same_kernel) current_.run_ms = -1;
-  current_.outcome = std::make_shared<CompileOutcome>(o);
+  current_.outcome = std::move(delivered);
   refresh();
 }
 

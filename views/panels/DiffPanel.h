@@ -28,7 +28,7 @@ class DiffPanel : public QWidget {
 
   explicit DiffPanel(QWidget* parent = nullptr);
 
-  void set_current(const CompileOutcome& outcome);
+  void set_current(std::shared_ptr<const CompileOutcome> outcome);
   // Follows the compile service: every result with code becomes the live side B.
   void follow(CompileService* service);
   void pin();  // the current result becomes A

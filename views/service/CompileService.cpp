@@ -228,11 +228,10 @@ void CompileService::cancel() {
 
 // At most one progress line every 50 ms reaches the GUI; stale jobs' lines are dropped.
 void CompileService::report_progress(uint64_t id, const QString& stage) {
-  static thread_local Clock::time_point last;
   auto now = Clock::now();
   bool timing_line = stage.startsWith(QLatin1String("timing:"));
-  if (timing_line && now - last < std::chrono::milliseconds(50)) return;
-  last = now;
+  if (timing_line && now - last_progress_ < std::chrono::milliseconds(50)) return;
+  last_progress_ = now;
   QMetaObject::invokeMethod(
       this,
       [this, id, stage] {

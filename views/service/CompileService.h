@@ -6,6 +6,7 @@
 #include <QObject>
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
@@ -94,6 +95,7 @@ class CompileService : public QObject {
   std::shared_ptr<std::atomic<bool>> running_cancel_;
   bool stopping_ = false;
   uint64_t latest_ = 0;  // GUI thread only
+  std::chrono::steady_clock::time_point last_progress_;  // worker thread only
   bool busy_ = false;    // GUI thread only
   std::thread worker_;
 };
