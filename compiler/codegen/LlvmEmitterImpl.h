@@ -94,6 +94,13 @@ class Emitter {
 
   bool emit_register_tile(const LoopNode& f, Env& env);
 
+  // Emits reds[level] and the reduction loops inside it, their PHIs carrying `in`; the
+  // innermost body is `step` (accumulators in, updated accumulators out). Returns the
+  // accumulators' values after the outermost loop.
+  using AccumulatorStep = std::function<std::vector<llvm::Value*>(const std::vector<llvm::Value*>&)>;
+  std::vector<llvm::Value*> carry_accumulators(const std::vector<const LoopNode*>& reds, size_t level,
+                                               const std::vector<llvm::Value*>& in, Env& env, const AccumulatorStep& step);
+
   // ---- memory (LlvmEmitter.cpp) -------------------------------------------------------
 
   llvm::Type* reg_type(ScalarType t);
@@ -160,6 +167,7 @@ class Emitter {
   llvm::Function* parallel_for_ = nullptr;
   const SemaStmt* stmt_ = nullptr;
   std::vector<int> pack_of_;  // per tensor: the pack site its reads use, or -1
+  llvm::Value* lane_mask_ = nullptr;  // register tile at an edge: the lanes that run (vexpr's loads)
 };
 
 }  // namespace tcs::llvm_emit
