@@ -177,6 +177,7 @@ class CWriter {
         std::string tag = "  // L" + std::to_string(n.loop_id);
         if (n.annot.parallel) tag += " parallel";
         if (n.annot.vector_width) tag += " vector(" + std::to_string(n.annot.vector_width) + ")";
+        if (n.annot.reduction) tag += " reduction";
         if (n.annot.unroll) tag += n.annot.unroll < 0 ? std::string(" unroll(full)") : " unroll(" + std::to_string(n.annot.unroll) + ")";
         if (n.annot.accumulate_in_registers) tag += " accumulators in registers";
         LineOrigin o{n.loop_id, -1};

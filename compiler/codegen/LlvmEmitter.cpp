@@ -183,6 +183,8 @@ llvm::MDNode* Emitter::loop_metadata(const LoopNode& n) {
   if (n.annot.vector_width > 1) {
     value("llvm.loop.vectorize.enable", llvm::ConstantAsMetadata::get(B.getTrue()));
     value("llvm.loop.vectorize.width", llvm::ConstantAsMetadata::get(B.getInt32(uint32_t(n.annot.vector_width))));
+    // Four partial results in flight, so the adds' latency does not serialise the loop.
+    if (n.annot.reduction) value("llvm.loop.interleave.count", llvm::ConstantAsMetadata::get(B.getInt32(4)));
   }
   // Full unrolling only where the trip count is a constant (a partial register tile is not).
   if (n.annot.unroll < 0 && n.init.is_int() && n.upper.is_int()) flag("llvm.loop.unroll.full");

@@ -6,13 +6,14 @@
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/MDBuilder.h>
 
+#include "codegen/LlvmMath.h"
 #include "lang/Builtins.h"
 
 namespace tcs::llvm_emit {
 namespace {
 
-// Builtins with an LLVM intrinsic computing them in float; the rest call the reference
-// implementation in double.
+// Builtins with an LLVM intrinsic computing them in float (after those LlvmMath.cpp
+// computes inline); the rest call the reference implementation in double.
 llvm::Intrinsic::ID float_intrinsic(std::string_view n) {
   using namespace llvm;
   static const std::pair<const char*, Intrinsic::ID> table[] = {
@@ -76,11 +77,8 @@ llvm::Value* Emitter::combine(const StmtSemantics& s, llvm::Value* acc, llvm::Va
     case ast::ReduceOp::Min:
     case ast::ReduceOp::Max: {
       bool min = s.op == ast::ReduceOp::Min;
-      if (fl) {  // a NaN wins, as in the interpreter
-        B.clearFastMathFlags();
-        llvm::Value* better = min ? B.CreateFCmpOLT(v, acc) : B.CreateFCmpOGT(v, acc);
-        return B.CreateSelect(B.CreateOr(better, B.CreateFCmpUNO(v, v)), v, acc);
-      }
+      if (fl)  // a NaN wins, as in the interpreter; an intrinsic LLVM vectorises as a reduction
+        return B.CreateBinaryIntrinsic(min ? llvm::Intrinsic::minimum : llvm::Intrinsic::maximum, acc, v);
       bool sign = scalar_type_is_signed(s.type);
       llvm::Value* better = min ? (sign ? B.CreateICmpSLT(v, acc) : B.CreateICmpULT(v, acc))
                                 : (sign ? B.CreateICmpSGT(v, acc) : B.CreateICmpUGT(v, acc));
@@ -207,15 +205,11 @@ llvm::Value* Emitter::call_builtin(const Expr& e, Env& env) {
   const Builtin& b = builtins()[size_t(e.ref_id)];
   llvm::Intrinsic::ID id = float_intrinsic(b.name);
   std::vector<llvm::Value*> args;
+  if (float_math_builtin(b.name) && e.type == ScalarType::Float32)
+    return emit_float_math(B, b.name, convert(expr(*e.args[0], env), e.args[0]->type, ScalarType::Float32));
   if (id != llvm::Intrinsic::not_intrinsic && e.type == ScalarType::Float32) {
     for (const auto& a : e.args) args.push_back(convert(expr(*a, env), a->type, ScalarType::Float32));
     return B.CreateIntrinsic(id, {B.getFloatTy()}, args);
-  }
-  if (b.name == "tanh" && e.type == ScalarType::Float32) {
-    llvm::Value* x = convert(expr(*e.args[0], env), e.args[0]->type, ScalarType::Float32);
-    llvm::FunctionCallee f = module_->getOrInsertFunction(
-        "tanhf", llvm::FunctionType::get(B.getFloatTy(), {B.getFloatTy()}, false));
-    return B.CreateCall(f, {x});
   }
   if (b.name == "nextafter" && e.type == ScalarType::Float32) {  // a step in float, not in double
     llvm::Value* x = convert(expr(*e.args[0], env), e.args[0]->type, ScalarType::Float32);

@@ -31,6 +31,8 @@ struct LExpr {
 struct LoopAnnotation {
   bool parallel = false;    // iterations run across the thread pool
   int vector_width = 0;     // > 0: vectorise this innermost loop with this many lanes
+  bool reduction = false;   // ... a loop that sums (or takes the max of) into accumulators:
+                            // vectorised with several partial results, reassociated
   int unroll = 0;           // > 0: unroll by this factor; -1: unroll fully
   bool register_tile = false;  // point loop of a register tile
   bool accumulate_in_registers = false;  // reduction loop whose accumulators stay in registers

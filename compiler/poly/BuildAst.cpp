@@ -83,6 +83,7 @@ class AstConverter {
           const LoopInfo& li = it2->second;
           r.annot.parallel = li.parallel;
           r.annot.vector_width = li.vector_width;
+          r.annot.reduction = li.reduction;
           r.annot.unroll = li.unroll;
           r.annot.register_tile = li.register_tile;
           r.annot.accumulate_in_registers = li.accumulate;

@@ -48,7 +48,14 @@ class CpuMarker {
       }
       bool last = i + 1 == ids.size();
       if (innermost && last && runs_more_than_once) {
-        if (o_.cpu.vectorize && o_.cpu.vector_width > 1 && info.coincident) info.vector_width = o_.cpu.vector_width;
+        // A loop that is not parallel is a reduction here (the language has no other
+        // recurrence); LLVM vectorises it only where it proves the reduction, and the
+        // statements mark their combining operation reassociable.
+        bool reduces = !info.coincident && !info.accumulate && !info.register_tile;
+        if (o_.cpu.vectorize && o_.cpu.vector_width > 1 && (info.coincident || reduces)) {
+          info.vector_width = o_.cpu.vector_width;
+          info.reduction = reduces;
+        }
         if (o_.unroll > 1 && info.unroll == 0) info.unroll = o_.unroll;
       }
     }

@@ -36,6 +36,7 @@ struct LoopInfo {
   bool coincident = false;
   bool parallel = false;
   int vector_width = 0;
+  bool reduction = false;  // vectorised as a reduction (not coincident)
   int unroll = 0;
   bool register_tile = false;
   bool accumulate = false;  // the reduction loop around a register tile kept in registers

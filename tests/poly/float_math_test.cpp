@@ -1,0 +1,92 @@
+// Float builtins computed inline in float (codegen/LlvmMath.cpp) so loops of them
+// vectorise: each one against the C library in double over the whole float range,
+// special values included, in a loop long enough to be vectorised.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "Compiler.h"
+#include "codegen/CpuKernel.h"
+#include "lang/Frontend.h"
+
+namespace tcs {
+namespace {
+
+// Every builtin of one argument that the float path computes, applied to X.
+constexpr const char* kMath = R"(
+def math(float(N) X) -> (E, E2, L, L2, L10, T, R, Q) {
+    E(i) = exp(X(i))
+    E2(i) = exp2(X(i))
+    L(i) = log(X(i))
+    L2(i) = log2(X(i))
+    L10(i) = log10(X(i))
+    T(i) = tanh(X(i))
+    R(i) = erf(X(i))
+    Q(i) = rsqrt(X(i))
+})";
+
+// Magnitudes from subnormal to huge, both signs, and the special values.
+std::vector<float> arguments() {
+  std::vector<float> x = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, 1e-45f, 1e-40f, 1.17549435e-38f, 88.7f, 88.73f,
+                          -87.3f, -103.9f, -104.5f, 127.9f, 128.1f, -149.5f, -150.5f, 0.625f, -0.625f, 0.5f, 4.0f};
+  for (double m = -40; m <= 38; m += 0.01) {
+    x.push_back(float(std::pow(10.0, m)));
+    x.push_back(float(-std::pow(10.0, m)));
+  }
+  for (double v = -12; v <= 12; v += 0.001) x.push_back(float(v));
+  return x;
+}
+
+// Within `rel` of the double result rounded to float (or equal as a special value).
+::testing::AssertionResult close(const char* what, float x, float got, double want, double rel) {
+  float w = float(want);
+  if (std::isnan(w) ? std::isnan(got) : got == w) return ::testing::AssertionSuccess();
+  if (std::isfinite(w) && std::isfinite(got)) {
+    double scale = std::max(std::fabs(double(w)), 1.1754943508222875e-38);  // absolute below FLT_MIN
+    if (std::fabs(double(got) - double(w)) <= rel * scale) return ::testing::AssertionSuccess();
+  }
+  return ::testing::AssertionFailure() << what << "(" << x << ") = " << got << ", want " << w;
+}
+
+TEST(FloatMath, BuiltinsMatchTheCLibraryOverTheFloatRange) {
+  std::vector<float> x = arguments();
+  std::shared_ptr<const CheckedFile> checked = check_source("k.tc", kMath);
+  ASSERT_FALSE(checked->has_errors());
+  const SemaDef& def = checked->defs.at(0);
+  auto shapes = shapes_evaluate(def, {{"N", int64_t(x.size())}});
+  ASSERT_TRUE(shapes) << shapes.error();
+  auto options = mapping_preset("default", def);
+  auto compiled = compile_kernel(KernelSetup{checked, &def, {}, *shapes}, *options, CodegenChoice{"cpu", {"llvm"}, true});
+  ASSERT_TRUE(compiled) << compiled.error();
+  // No call per element: the loops hold no call to a math function.
+  const std::string& ir = compiled->text("llvm").text;
+  for (const char* fn : {"@expf", "@logf", "@tanhf", "@erff", "@exp2f", "@tcs_builtin_"})
+    EXPECT_EQ(ir.find(fn), std::string::npos) << fn << " is called";
+  EXPECT_NE(ir.find(" x float> "), std::string::npos) << "not vectorised";
+
+  Tensor in = *Tensor::zeros(ScalarType::Float32, {int64_t(x.size())});
+  std::copy(x.begin(), x.end(), in.as<float>());
+  auto out = compiled->kernel->run({{"X", in}});
+  ASSERT_TRUE(out) << out.error();
+  struct Fn {
+    const char* name;
+    double (*ref)(double);
+    double rel;
+  };
+  for (const Fn& f : {Fn{"E", [](double v) { return std::exp(v); }, 4e-7}, Fn{"E2", [](double v) { return std::exp2(v); }, 4e-7},
+                      Fn{"L", [](double v) { return std::log(v); }, 4e-7}, Fn{"L2", [](double v) { return std::log2(v); }, 4e-7},
+                      Fn{"L10", [](double v) { return std::log10(v); }, 4e-7}, Fn{"T", [](double v) { return std::tanh(v); }, 2e-6},
+                      Fn{"R", [](double v) { return std::erf(v); }, 2e-6},
+                      Fn{"Q", [](double v) { return 1.0 / std::sqrt(v); }, 2e-7}}) {
+    const float* got = out->at(f.name).as<float>();
+    int failures = 0;
+    for (size_t i = 0; i < x.size() && failures < 5; ++i) {
+      auto r = close(f.name, x[i], got[i], f.ref(double(x[i])), f.rel);
+      if (!r) ++failures;
+      EXPECT_TRUE(r);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace tcs
