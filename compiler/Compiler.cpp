@@ -112,7 +112,7 @@ Expected<CompileResult> compile(const CompileRequest& req, const CompileHooks& h
   std::shared_ptr<const CheckedFile> checked = check_source(req.file_name, req.source);
   auto setup = kernel_setup(std::move(checked), KernelSpec{req.entry, req.sizes, {}});
   if (!setup) return setup.failure();
-  auto options = kernel_options(*setup->def, req.options);
+  auto options = kernel_options(*setup->def, req.options, &setup->shapes);
   if (!options) return options.failure();
   CodegenChoice choice{req.target, req.text_kinds, req.build_kernel};
   choice.symbolic_sizes = req.symbolic_sizes;

@@ -74,7 +74,7 @@ int command_compile(const std::vector<std::string>& argv) {
   auto setup = kernel_setup(args, "compile");
   if (auto* code = std::get_if<int>(&setup)) return *code;
   CliKernel& k = std::get<CliKernel>(setup);
-  auto options = mapping_options_from_args(args, *k.def);
+  auto options = mapping_options_from_args(args, k);
   if (auto* code = std::get_if<int>(&options)) return *code;
 
   CodegenChoice choice{target->name, is_text ? std::vector<std::string>{emit} : std::vector<std::string>{}, false};

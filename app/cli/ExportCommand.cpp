@@ -45,7 +45,7 @@ int command_export(const std::vector<std::string>& argv) {
   auto setup = kernel_setup(args, "export");
   if (auto* code = std::get_if<int>(&setup)) return *code;
   CliKernel& k = std::get<CliKernel>(setup);
-  auto options = mapping_options_from_args(args, *k.def);
+  auto options = mapping_options_from_args(args, k);
   if (auto* code = std::get_if<int>(&options)) return *code;
   ExportSettings settings;
   settings.cpu = args.get("cpu").value_or("host");

@@ -87,7 +87,7 @@ std::variant<CliKernel, int> kernel_setup(const ParsedArgs& args, const char* co
   return k;
 }
 
-std::variant<MappingOptions, int> mapping_options_from_args(const ParsedArgs& args, const SemaDef& def) {
+std::variant<MappingOptions, int> mapping_options_from_args(const ParsedArgs& args, const KernelSetup& k) {
   auto file = args.get("options");
   auto preset = args.get("preset");
   if (file && preset) {
@@ -107,7 +107,7 @@ std::variant<MappingOptions, int> mapping_options_from_args(const ParsedArgs& ar
     choice.json = text.str();
   }
   // An empty file is a JSON error, not "no options".
-  auto o = file && choice.json.empty() ? mapping_options_from_json("") : kernel_options(def, choice);
+  auto o = file && choice.json.empty() ? mapping_options_from_json("") : kernel_options(*k.def, choice, &k.shapes);
   if (!o) {
     std::cerr << "error: " << (file ? *file + ": " : std::string()) << o.error() << "\n";
     return kUserError;

@@ -24,7 +24,7 @@ struct CliKernel : KernelSetup {
 std::variant<CliKernel, int> kernel_setup(const ParsedArgs& args, const char* command);
 
 // --options FILE.json or --preset NAME (default: the "default" preset for the kernel).
-std::variant<MappingOptions, int> mapping_options_from_args(const ParsedArgs& args, const SemaDef& def);
+std::variant<MappingOptions, int> mapping_options_from_args(const ParsedArgs& args, const KernelSetup& k);
 
 std::string shape_string(const std::vector<int64_t>& shape);
 

@@ -173,7 +173,7 @@ int command_run(const std::vector<std::string>& argv) {
   // The kernel to run: the interpreter, or the compiled one.
   std::shared_ptr<Kernel> kernel;
   if (target == "cpu") {
-    auto options = mapping_options_from_args(args, def);
+    auto options = mapping_options_from_args(args, k);
     if (auto* code = std::get_if<int>(&options)) return *code;
     auto compiled = compile_kernel(k, std::get<MappingOptions>(options), CodegenChoice{"cpu", {}, true});
     if (!compiled) {

@@ -62,9 +62,9 @@ Expected<KernelSetup> kernel_setup(std::shared_ptr<const CheckedFile> checked, c
   return k;
 }
 
-Expected<MappingOptions> kernel_options(const SemaDef& def, const OptionsChoice& choice) {
+Expected<MappingOptions> kernel_options(const SemaDef& def, const OptionsChoice& choice, const DefShapes* shapes) {
   if (!choice.json.empty()) return mapping_options_from_json(choice.json);
-  return mapping_preset(choice.preset, def);
+  return mapping_preset(choice.preset, def, shapes);
 }
 
 }  // namespace tcs

@@ -43,6 +43,6 @@ struct OptionsChoice {
 };
 
 // Errors: Options (unknown preset, a preset this kernel cannot use, bad JSON or values).
-Expected<MappingOptions> kernel_options(const SemaDef& def, const OptionsChoice& choice);
+Expected<MappingOptions> kernel_options(const SemaDef& def, const OptionsChoice& choice, const DefShapes* shapes = nullptr);
 
 }  // namespace tcs

@@ -13,6 +13,7 @@
 namespace tcs {
 
 struct SemaDef;
+struct DefShapes;
 
 // Which statements the isl scheduler may fuse (TC's strategies): Max fuses whatever it
 // can, Preserve3Coincident fuses only while three outer loops stay parallel, Min keeps
@@ -66,7 +67,9 @@ Status mapping_options_validate(const MappingOptions& o);
 // "naive" (textual order, no tiling, no threads, no vectors), "default" (chosen from the
 // kernel's class), and the class presets "contraction", "reduction", "elementwise".
 std::vector<std::string> mapping_preset_names();
-Expected<MappingOptions> mapping_preset(std::string_view name, const SemaDef& def);
+// With `shapes`, the presets also read the kernel's sizes (how wide a register tile a
+// convolution's output rows take); without, they choose from the def alone.
+Expected<MappingOptions> mapping_preset(std::string_view name, const SemaDef& def, const DefShapes* shapes = nullptr);
 
 // What kind of kernel a def is, for picking a default: a sum of products with a reduction
 // (matmul, convolution), another reduction, or neither.

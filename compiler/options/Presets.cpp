@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "lang/Sema.h"
+#include "lang/Shapes.h"
 #include "support/HostCpu.h"
 
 namespace tcs {
@@ -56,42 +57,93 @@ const SemaStmt* contraction_stmt(const SemaDef& def) {
   return nullptr;
 }
 
+// Whether `operand` (a read in statement `s`) uses index `idx` in its subscripts.
+bool operand_uses(const SemaStmt& s, const ast::Expr& operand, int idx) {
+  for (const AccessConstraint& c : s.constraints)
+    for (const auto& sub : operand.args)
+      if (c.subscript == sub.get())
+        for (int i : c.indices)
+          if (i == idx) return true;
+  return false;
+}
+
+// The reads of the product `s` (none when it is not a product of two tensor reads).
+std::vector<const ast::Expr*> product_operands(const SemaStmt& s) {
+  const ast::Expr& r = *s.ast->rhs;
+  if (r.kind != ast::ExprKind::Binary || r.op != TokenKind::Star) return {};
+  std::vector<const ast::Expr*> out;
+  for (const auto& operand : r.args)
+    if (operand->kind == ast::ExprKind::Access && operand->ref == ast::NameRef::Tensor) out.push_back(operand.get());
+  return out;
+}
+
 // The read of the product `s` whose subscripts do not use index `idx`, if one does not.
 const ast::Expr* operand_without(const SemaStmt& s, int idx) {
-  const ast::Expr& r = *s.ast->rhs;
-  if (r.kind != ast::ExprKind::Binary || r.op != TokenKind::Star) return nullptr;
-  for (const auto& operand : r.args) {
-    if (operand->kind != ast::ExprKind::Access || operand->ref != ast::NameRef::Tensor) continue;
-    bool uses = false;
-    for (const AccessConstraint& c : s.constraints)
-      for (const auto& sub : operand->args)
-        if (c.subscript == sub.get())
-          for (int i : c.indices) uses = uses || i == idx;
-    if (!uses) return operand.get();
-  }
+  for (const ast::Expr* operand : product_operands(s))
+    if (!operand_uses(s, *operand, idx)) return operand;
   return nullptr;
 }
 
-MappingOptions contraction_preset(const SemaStmt& s) {
+// The register tile's rows: a left-hand index (not the vector one) that the operand read
+// along the vector does not use, so one vector load serves every row. For a matrix
+// product that is m; for a convolution O(n, f, h, w) it is f (the input uses h).
+int register_rows_index(const SemaStmt& s) {
+  int L = s.lhs_rank, v = L - 1;
+  std::vector<const ast::Expr*> ops = product_operands(s);
+  for (int i = L - 2; i >= 0; --i) {
+    bool shared = true;
+    for (const ast::Expr* op : ops)
+      if (operand_uses(s, *op, v) && operand_uses(s, *op, i)) shared = false;
+    if (shared) return i;
+  }
+  return L - 2;
+}
+
+MappingOptions contraction_preset(const SemaStmt& s, const std::vector<IndexRange>* ranges) {
   // Register tiles sized for the host's vector registers: 8 rows of two 16-wide vectors
   // with AVX-512 (16 of its 32 registers), 6 rows of two 8-wide vectors with AVX2 (12 of
   // 16). Cache tiles are multiples of them, so no register tile straddles two.
   bool wide = host_vector_bytes() >= 64;
+  int lanes = int(host_vector_bytes() / 4);
   int64_t rows = wide ? 8 : 6, cols = wide ? 32 : 16, cache_cols = wide ? 512 : 256, cache_k = wide ? 256 : 128;
   int L = s.lhs_rank, n = int(s.indices.size());
+  int r = register_rows_index(s), v = L - 1;
+  auto extent = [&](int i) -> int64_t {
+    if (!ranges || size_t(i) >= ranges->size()) return 0;
+    return (*ranges)[size_t(i)].hi - (*ranges)[size_t(i)].lo + 1;
+  };
   MappingOptions o;
   o.outer_fusion = FusionStrategy::Min;  // the initialisation in a nest of its own
-  for (int i = 0; i < n; ++i) {
-    bool batch = i < L - 2, reduced = i >= L;
-    o.tile.push_back(batch ? 1 : i == L - 2 ? 96 : i == L - 1 ? cache_cols : i == n - 1 ? cache_k : 1);
-    if (!reduced) o.register_tile.push_back(batch ? 1 : i == L - 2 ? rows : cols);
+  if (r == L - 2) {
+    for (int i = 0; i < n; ++i) {
+      bool batch = i < L - 2, reduced = i >= L;
+      o.tile.push_back(batch ? 1 : i == L - 2 ? 96 : i == L - 1 ? cache_cols : i == n - 1 ? cache_k : 1);
+      if (!reduced) o.register_tile.push_back(batch ? 1 : i == L - 2 ? rows : cols);
+    }
+  } else {
+    // Rows that are not next to the vector loop (a convolution's output channels): the
+    // whole output row in vectors (up to four; a masked vector ends it), and as many
+    // channels as keep the accumulators within 16 registers (12 with AVX2). The summed
+    // loops (c, kh, kw) run whole inside, carrying the accumulators.
+    int64_t ev = extent(v), er = extent(r);
+    int64_t vectors = ev > 0 ? std::min<int64_t>((ev + lanes - 1) / lanes, 4) : 2;
+    cols = vectors * lanes;
+    rows = std::max<int64_t>(1, (wide ? 16 : 12) / vectors);
+    if (er > 0) rows = std::min(rows, er);
+    for (int i = 0; i < n; ++i) {
+      bool reduced = i >= L;
+      int64_t e = extent(i);
+      o.tile.push_back(i == r ? rows : i == v ? cols : reduced ? (e > 0 && e <= 256 ? e : 64) : 1);
+      if (!reduced) o.register_tile.push_back(i == r ? rows : i == v ? cols : 1);
+    }
   }
   // Point loops: batch, then the summed ones, then the register tile's rows and columns.
-  for (int i = 0; i < L - 2; ++i) o.cpu.point_loop_order.push_back(i);
+  for (int i = 0; i < L; ++i)
+    if (i != r && i != v) o.cpu.point_loop_order.push_back(i);
   for (int i = L; i < n; ++i) o.cpu.point_loop_order.push_back(i);
-  o.cpu.point_loop_order.push_back(L - 2);
-  o.cpu.point_loop_order.push_back(L - 1);
-  o.cpu.vector_width = int(host_vector_bytes() / 4);
+  o.cpu.point_loop_order.push_back(r);
+  o.cpu.point_loop_order.push_back(v);
+  o.cpu.vector_width = lanes;
   o.cpu.register_accumulate = true;
   // A plain matrix product packs the operand the rows share (B of C = A * B): its cache
   // tile is read once per row tile, and the copy turns its rows 4 KiB apart into a dense
@@ -103,7 +155,7 @@ MappingOptions contraction_preset(const SemaStmt& s) {
 
 }  // namespace
 
-Expected<MappingOptions> mapping_preset(std::string_view name, const SemaDef& def) {
+Expected<MappingOptions> mapping_preset(std::string_view name, const SemaDef& def, const DefShapes* shapes) {
   MappingOptions o;
   o.cpu.vector_width = std::max(4, host_vector_bytes() / 4);  // float lanes of the widest register
   if (name == "naive") {
@@ -117,7 +169,9 @@ Expected<MappingOptions> mapping_preset(std::string_view name, const SemaDef& de
     return Error{ErrorKind::Options, "preset 'contraction' needs a sum of products with at least two left-hand indices and a summed "
                  "one; '" + def.name + "' has none"};
   if (name == "contraction" || (name == "default" && classify_kernel(def) == KernelClass::Contraction && contraction)) {
-    MappingOptions c = contraction_preset(*contraction);
+    const std::vector<IndexRange>* ranges = nullptr;
+    if (shapes) ranges = &shapes->stmts[size_t(contraction - def.stmts.data())];
+    MappingOptions c = contraction_preset(*contraction, ranges);
     c.best_effort = true;
     return c;
   }

@@ -117,7 +117,7 @@ std::shared_ptr<CompileOutcome> prepare_outcome(const CompileJob& job, KernelSet
     return out;
   }
   out->shapes = k->shapes;
-  auto opts = kernel_options(def, OptionsChoice{job.preset, job.options_json});
+  auto opts = kernel_options(def, OptionsChoice{job.preset, job.options_json}, &k->shapes);
   if (!opts) {
     out->error = opts.failure();
     return out;
