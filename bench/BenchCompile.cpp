@@ -6,6 +6,8 @@
 #include <sstream>
 
 #include "Compiler.h"
+#include "kernel/KernelSetup.h"
+#include "options/MappingOptions.h"
 #include "codegen/CpuKernel.h"
 #include "runtime/Timing.h"
 
@@ -16,8 +18,8 @@ namespace {
   std::exit(2);
 }
 
-std::string read_example(const std::string& name) {
-  std::ifstream in(std::string(TCS_EXAMPLES_DIR) + "/" + name);
+std::string read_example(const std::string& name, const std::string& dir = TCS_EXAMPLES_DIR) {
+  std::ifstream in(dir + "/" + name);
   if (!in) fail("cannot read example " + name);
   std::stringstream s;
   s << in.rdbuf();
@@ -26,34 +28,47 @@ std::string read_example(const std::string& name) {
 
 }  // namespace
 
-BenchDef::BenchDef(const std::string& example, const std::map<std::string, int64_t>& sizes) {
+BenchDef::BenchDef(const std::string& dir, const std::string& file, const std::map<std::string, int64_t>& sizes) {
   tcs::KernelSpec spec;
   spec.sizes = tcs::SizeMap(sizes.begin(), sizes.end());
-  auto setup = tcs::kernel_setup(tcs::check_source(example, read_example(example)), spec);
-  if (!setup) fail(example + ": " + setup.error());
+  auto setup = tcs::kernel_setup(tcs::check_source(file, read_example(file, dir)), spec);
+  if (!setup) fail(file + ": " + setup.error());
   setup_ = std::make_unique<tcs::KernelSetup>(std::move(*setup));
 }
 
 BenchDef::~BenchDef() = default;
 
-static std::shared_ptr<tcs::CpuKernel> build(const tcs::KernelSetup& setup, const tcs::OptionsChoice& choice) {
+static std::shared_ptr<tcs::CpuKernel> build(const tcs::KernelSetup& setup, const tcs::OptionsChoice& choice,
+                                             std::string* error) {
   auto options = tcs::kernel_options(*setup.def, choice);
-  if (!options) fail(options.error());
+  if (!options) return *error = options.error(), nullptr;
   auto r = tcs::compile_kernel(setup, *options, tcs::CodegenChoice{"cpu", {}, true});
-  if (!r) fail("compile of " + setup.def->name + " failed: " + r.error());
+  if (!r) return *error = "compile of " + setup.def->name + " failed: " + r.error(), nullptr;
   return std::dynamic_pointer_cast<tcs::CpuKernel>(r->kernel);
 }
 
 std::shared_ptr<tcs::CpuKernel> BenchDef::compile_preset(const std::string& preset) const {
-  return build(*setup_, tcs::OptionsChoice{preset, ""});
+  std::string error;
+  auto k = build(*setup_, tcs::OptionsChoice{preset, ""}, &error);
+  if (!k) fail(error);
+  return k;
 }
 
-std::shared_ptr<tcs::CpuKernel> BenchDef::compile_json(const std::string& json) const {
-  return build(*setup_, tcs::OptionsChoice{"default", json});
+std::shared_ptr<tcs::CpuKernel> BenchDef::compile_json(const std::string& json, std::string* error) const {
+  return build(*setup_, tcs::OptionsChoice{"default", json}, error);
 }
 
-std::array<int, 3> BenchDef::order(const std::string& a, const std::string& b, const std::string& c) const {
-  return {setup_->def->find_tensor(a), setup_->def->find_tensor(b), setup_->def->find_tensor(c)};
+std::string BenchDef::default_json() const {
+  auto options = tcs::kernel_options(*setup_->def, tcs::OptionsChoice{"default", ""});
+  if (!options) fail(options.error());
+  return tcs::mapping_options_to_json(*options);
+}
+
+std::vector<std::pair<std::string, int64_t>> BenchDef::buffers() const {
+  std::vector<std::pair<std::string, int64_t>> out;
+  for (size_t i = 0; i < setup_->def->tensors.size(); ++i)
+    out.push_back({setup_->def->tensors[i].name, setup_->shapes.tensors[i].numel()});
+  return out;
 }
 
 std::vector<CompileTiming> measure_compile_times(int repeats) {

@@ -1,8 +1,7 @@
 #pragma once
-// What bench_cpu needs of the compiler: a bundled example checked at given sizes,
+// What bench_cpu needs of the compiler: a comprehension file checked at given sizes,
 // compiled into a kernel under a preset or an options JSON, and the compile times the
 // IDE's live view depends on.
-#include <array>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -16,12 +15,17 @@ struct KernelSetup;
 
 class BenchDef {
  public:
-  BenchDef(const std::string& example, const std::map<std::string, int64_t>& sizes);
+  // `file` in directory `dir` (the bundled examples, or bench/kernels).
+  BenchDef(const std::string& dir, const std::string& file, const std::map<std::string, int64_t>& sizes);
   ~BenchDef();
   std::shared_ptr<tcs::CpuKernel> compile_preset(const std::string& preset) const;
-  std::shared_ptr<tcs::CpuKernel> compile_json(const std::string& json) const;
-  // Each name's position among the kernel's buffer arguments.
-  std::array<int, 3> order(const std::string& a, const std::string& b, const std::string& c) const;
+  // Null, with the compiler's message in *error, when the options do not fit the kernel.
+  std::shared_ptr<tcs::CpuKernel> compile_json(const std::string& json, std::string* error) const;
+  // The default preset's options as JSON (they can then be tried as a grid entry).
+  std::string default_json() const;
+  // The kernel's buffer arguments, in order: every tensor of the def (inputs, outputs,
+  // then temporaries) with its element count at these sizes.
+  std::vector<std::pair<std::string, int64_t>> buffers() const;
 
  private:
   std::unique_ptr<tcs::KernelSetup> setup_;
