@@ -40,7 +40,7 @@ BenchDef::~BenchDef() = default;
 
 static std::shared_ptr<tcs::CpuKernel> build(const tcs::KernelSetup& setup, const tcs::OptionsChoice& choice,
                                              std::string* error) {
-  auto options = tcs::kernel_options(*setup.def, choice);
+  auto options = tcs::kernel_options(*setup.def, choice, &setup.shapes);
   if (!options) return *error = options.error(), nullptr;
   auto r = tcs::compile_kernel(setup, *options, tcs::CodegenChoice{"cpu", {}, true});
   if (!r) return *error = "compile of " + setup.def->name + " failed: " + r.error(), nullptr;
@@ -59,7 +59,7 @@ std::shared_ptr<tcs::CpuKernel> BenchDef::compile_json(const std::string& json, 
 }
 
 std::string BenchDef::default_json() const {
-  auto options = tcs::kernel_options(*setup_->def, tcs::OptionsChoice{"default", ""});
+  auto options = tcs::kernel_options(*setup_->def, tcs::OptionsChoice{"default", ""}, &setup_->shapes);
   if (!options) fail(options.error());
   return tcs::mapping_options_to_json(*options);
 }
@@ -78,7 +78,7 @@ std::vector<CompileTiming> measure_compile_times(int repeats) {
     if (large) spec.sizes = {{"M", 1024}, {"N", 1024}, {"K", 1024}};
     auto setup = tcs::kernel_setup(tcs::check_source("matmul.tc", read_example("matmul.tc")), spec);
     if (!setup) fail(setup.error());
-    auto options = tcs::kernel_options(*setup->def, {});
+    auto options = tcs::kernel_options(*setup->def, {}, &setup->shapes);
     if (!options) fail(options.error());
     for (bool kernel : {false, true}) {
       tcs::CodegenChoice choice{"cpu", {"c"}, kernel};
