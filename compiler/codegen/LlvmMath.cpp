@@ -127,27 +127,38 @@ struct Math {
   }
 };
 
-}  // namespace
+// The builtins computed here, each from the Math above (exp2, log2, log10 and rsqrt
+// from the others or an intrinsic).
+using MathFn = Value* (*)(Math&, Value*);
+constexpr std::pair<std::string_view, MathFn> kFloatMath[] = {
+    {"exp", [](Math& m, Value* x) { return m.exp(x); }},
+    {"exp2", [](Math& m, Value* x) { return m.exp2(x); }},
+    {"log", [](Math& m, Value* x) { return m.log(x); }},
+    {"log2", [](Math& m, Value* x) { return m.B.CreateFMul(m.log(x), m.c(1.4426950408889634)); }},
+    {"log10", [](Math& m, Value* x) { return m.B.CreateFMul(m.log(x), m.c(0.4342944819032518)); }},
+    {"tanh", [](Math& m, Value* x) { return m.tanh(x); }},
+    {"erf", [](Math& m, Value* x) { return m.erf(x); }},
+    {"rsqrt", [](Math& m, Value* x) { return m.B.CreateFDiv(m.c(1.0), m.B.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, x)); }},
+};
 
-bool float_math_builtin(std::string_view name) {
-  return name == "exp" || name == "exp2" || name == "log" || name == "log2" || name == "log10" || name == "tanh" ||
-         name == "erf" || name == "rsqrt";
+MathFn find_float_math(std::string_view name) {
+  for (const auto& [n, fn] : kFloatMath)
+    if (n == name) return fn;
+  return nullptr;
 }
 
+}  // namespace
+
+bool float_math_builtin(std::string_view name) { return find_float_math(name) != nullptr; }
+
 llvm::Value* emit_float_math(llvm::IRBuilderBase& B, std::string_view name, llvm::Value* x) {
+  MathFn fn = find_float_math(name);
+  if (!fn) return nullptr;
   llvm::Type* f = x->getType();
   llvm::Type* i = B.getInt32Ty();
   if (auto* v = llvm::dyn_cast<llvm::FixedVectorType>(f)) i = llvm::FixedVectorType::get(i, v->getNumElements());
   Math m{B, f, i};
-  if (name == "exp") return m.exp(x);
-  if (name == "exp2") return m.exp2(x);
-  if (name == "log") return m.log(x);
-  if (name == "log2") return B.CreateFMul(m.log(x), m.c(1.4426950408889634));
-  if (name == "log10") return B.CreateFMul(m.log(x), m.c(0.4342944819032518));
-  if (name == "tanh") return m.tanh(x);
-  if (name == "erf") return m.erf(x);
-  if (name == "rsqrt") return B.CreateFDiv(m.c(1.0), B.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, x));
-  return nullptr;
+  return fn(m, x);
 }
 
 }  // namespace tcs

@@ -8,6 +8,7 @@
 #include "codegen/LlvmEmitterImpl.h"
 
 #include "loopnest/Affine.h"
+#include "loopnest/FullTiles.h"
 
 namespace tcs::llvm_emit {
 
@@ -98,10 +99,7 @@ bool Emitter::emit_register_tile(const LoopNode& f, Env& env) {
   // keeps edge tiles in registers too, as long as no other register loop's bounds move
   // with the clamped one. The vector loop is not clamped but masked: each vector's lanes
   // past the edge neither load nor store.
-  std::vector<const LoopNode*> reds = {&f};
-  while (reds.back()->children.size() == 1 && reds.back()->children[0].kind == LoopNode::Kind::For &&
-         reds.back()->children[0].annot.accumulate_in_registers && !reds.back()->children[0].annot.register_tile)
-    reds.push_back(&reds.back()->children[0]);
+  std::vector<const LoopNode*> reds = accumulating_loops(f);
   std::vector<const LoopNode*> chain;
   std::vector<int64_t> trips;
   std::vector<bool> clamped;

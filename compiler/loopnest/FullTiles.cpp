@@ -17,51 +17,44 @@ std::vector<LoopNode*> register_chain(LoopNode& n) {
   return chain;
 }
 
-// `n` and the reduction loops nested in it that also keep their accumulators in
-// registers (each the only child of the one before), outermost first.
-std::vector<LoopNode*> reduction_chain(LoopNode& n) {
-  std::vector<LoopNode*> reds = {&n};
-  while (reds.back()->children.size() == 1 && reds.back()->children[0].kind == LoopNode::Kind::For &&
-         reds.back()->children[0].annot.accumulate_in_registers && !reds.back()->children[0].annot.register_tile)
-    reds.push_back(&reds.back()->children[0]);
-  return reds;
-}
-
-bool uses(const LExpr& e, const std::vector<LoopNode*>& loops) {
+bool uses(const LExpr& e, const std::vector<const LoopNode*>& loops) {
   for (const LoopNode* l : loops)
     if (iter_coefficient(e, l->iter) != std::optional<int64_t>(0)) return true;
   return false;
 }
 
-// Splits the register tile under `n`'s reduction chain into a full-tile copy, where every
-// register loop runs its whole span, and the original for the edge. The test goes
-// outside the outermost reduction loop when no reduction loop moves the edge, so a
+// Splits the register tile under `n`'s accumulating loops into a full-tile copy, where
+// every register loop runs its whole span, and the original for the edge. The test goes
+// outside the outermost accumulating loop that does not move the edge, so a
 // convolution's c, kh and kw loops all sit inside one full tile.
 bool split(LoopNode& n) {
-  std::vector<LoopNode*> reds = reduction_chain(n);
+  // The loop `depth` only-children below `root`.
+  auto below = [](LoopNode& root, size_t depth) {
+    LoopNode* l = &root;
+    for (size_t d = 0; d < depth; ++d) l = &l->children[0];
+    return l;
+  };
+  std::vector<const LoopNode*> reds = accumulating_loops(n);
+  std::vector<LoopNode*> chain = register_chain(*below(n, reds.size() - 1));
+  LExpr cond;
+  std::vector<std::pair<size_t, TileBound>> bounds;  // register loop, its split
+  for (size_t i = 0; i < chain.size(); ++i) {
+    auto bound = split_tile_bound(chain[i]->init, chain[i]->upper);
+    if (!bound) continue;
+    LExpr c = LExpr::make(LExpr::Op::Ge, {bound->edge, bound->full});
+    cond = bounds.empty() ? c : LExpr::make(LExpr::Op::And, {cond, c});
+    bounds.emplace_back(i, *bound);
+  }
+  if (bounds.empty()) return false;
   for (size_t outer = 0; outer < reds.size(); ++outer) {
-    std::vector<LoopNode*> chain = register_chain(*reds.back());
-    std::vector<LoopNode*> inside(reds.begin() + long(outer), reds.end());
-    LExpr cond;
-    bool any = false, movable = true;
-    std::vector<std::pair<size_t, LExpr>> uppers;
-    for (size_t i = 0; i < chain.size(); ++i) {
-      auto bound = split_tile_bound(chain[i]->init, chain[i]->upper);
-      if (!bound) continue;
-      movable = movable && !uses(bound->edge, inside) && !uses(bound->full, inside);
-      LExpr c = LExpr::make(LExpr::Op::Ge, {bound->edge, bound->full});
-      cond = any ? LExpr::make(LExpr::Op::And, {cond, c}) : c;
-      any = true;
-      uppers.emplace_back(i, bound->full);
-    }
-    if (!any) return false;
+    std::vector<const LoopNode*> inside(reds.begin() + long(outer), reds.end());
+    bool movable = true;
+    for (const auto& [i, b] : bounds) movable = movable && !uses(b.edge, inside) && !uses(b.full, inside);
     if (!movable) continue;
-    LoopNode& at = *reds[outer];
+    LoopNode& at = *below(n, outer);
     LoopNode full = at;
-    LoopNode* inner = &full;
-    for (size_t r = outer + 1; r < reds.size(); ++r) inner = &inner->children[0];
-    std::vector<LoopNode*> full_chain = register_chain(*inner);
-    for (auto& [i, upper] : uppers) full_chain[i]->upper = upper;
+    std::vector<LoopNode*> full_chain = register_chain(*below(full, reds.size() - 1 - outer));
+    for (const auto& [i, b] : bounds) full_chain[i]->upper = b.full;
     LoopNode guard;
     guard.kind = LoopNode::Kind::If;
     guard.cond = cond;
@@ -84,5 +77,13 @@ void visit(std::vector<LoopNode>& nodes) {
 }  // namespace
 
 void separate_full_register_tiles(LoopNest& nest) { visit(nest.root.children); }
+
+std::vector<const LoopNode*> accumulating_loops(const LoopNode& n) {
+  std::vector<const LoopNode*> reds = {&n};
+  for (const LoopNode* cur = &n; cur->children.size() == 1 && cur->children[0].kind == LoopNode::Kind::For &&
+                                 cur->children[0].annot.accumulate_in_registers && !cur->children[0].annot.register_tile;)
+    reds.push_back(cur = &cur->children[0]);
+  return reds;
+}
 
 }  // namespace tcs

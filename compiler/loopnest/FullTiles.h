@@ -9,4 +9,9 @@ namespace tcs {
 
 void separate_full_register_tiles(LoopNest& nest);
 
+// The reduction loops that carry a register tile's accumulators: `n` and the loops
+// nested in it that also keep them in registers (each the only child of the one
+// before), outermost first. The register loops come below the last one.
+std::vector<const LoopNode*> accumulating_loops(const LoopNode& n);
+
 }  // namespace tcs

@@ -25,9 +25,13 @@ struct Case {
   std::string options;
 };
 
+struct Texts {
+  std::string llvm, c;
+};
+
 // Compiles `text` under the options, runs it on random inputs against the interpreter
-// and returns the LLVM IR.
-std::string check(const std::string& text, const Case& c) {
+// and returns the LLVM IR and the C text.
+Texts check(const std::string& text, const Case& c) {
   std::shared_ptr<const CheckedFile> checked = check_source("k.tc", text);
   EXPECT_FALSE(checked->has_errors());
   const SemaDef& def = checked->defs.at(0);
@@ -35,9 +39,9 @@ std::string check(const std::string& text, const Case& c) {
   EXPECT_TRUE(shapes) << shapes.error();
   auto options = mapping_options_from_json(c.options);
   EXPECT_TRUE(options) << options.error();
-  auto compiled = compile_kernel(KernelSetup{checked, &def, {}, *shapes}, *options, CodegenChoice{"cpu", {"llvm"}, true});
+  auto compiled = compile_kernel(KernelSetup{checked, &def, {}, *shapes}, *options, CodegenChoice{"cpu", {"llvm", "c"}, true});
   EXPECT_TRUE(compiled) << c.what << ": " << compiled.error();
-  if (!compiled) return "";
+  if (!compiled) return {};
   auto inputs = random_inputs(def, *shapes, 5);
   auto want = interpret(def, *shapes, *inputs);
   auto got = compiled->kernel->run(*inputs);
@@ -46,7 +50,7 @@ std::string check(const std::string& text, const Case& c) {
     TensorComparison cmp = compare_tensors(name, got->at(name), t);
     EXPECT_TRUE(cmp.ok) << c.what << ": " << cmp.problem;
   }
-  return compiled->text("llvm").text;
+  return {compiled->text("llvm").text, compiled->text("c").text};
 }
 
 std::string conv_options(const std::string& tile, const std::string& reg) {
@@ -71,7 +75,7 @@ TEST(RegisterTile, ConvolutionTilesMatchTheInterpreterAtEveryEdge) {
            {"partial f and w tiles", {{"N", 2}, {"C", 2}, {"H", 4}, {"W", 39}, {"F", 6}, {"KH", 3}, {"KW", 3}},
             conv_options("[1, 4, 1, 32, 2, 3, 3]", "[1, 4, 1, 16]")},
        }) {
-    std::string ir = check(kConv, c);
+    std::string ir = check(kConv, c).llvm;
     EXPECT_GT(count(ir, "llvm.masked.load"), 0) << c.what << ": the edge is masked, not scalar";
     EXPECT_GT(count(ir, "llvm.masked.store"), 0) << c.what;
   }
@@ -83,14 +87,7 @@ TEST(RegisterTile, TheFullTileTestGoesOutsideEverySummedLoop) {
   // carries its accumulators through all three loops.
   Case c{"width 20", {{"N", 2}, {"C", 4}, {"H", 5}, {"W", 22}, {"F", 4}, {"KH", 3}, {"KW", 3}},
          conv_options("[1, 4, 1, 16, 4, 3, 3]", "[1, 4, 1, 16]")};
-  check(kConv, c);
-  std::shared_ptr<const CheckedFile> checked = check_source("k.tc", kConv);
-  const SemaDef& def = checked->defs.at(0);
-  auto shapes = shapes_evaluate(def, c.sizes);
-  auto compiled = compile_kernel(KernelSetup{checked, &def, {}, *shapes}, *mapping_options_from_json(c.options),
-                                 CodegenChoice{"cpu", {"c"}, false});
-  ASSERT_TRUE(compiled) << compiled.error();
-  const std::string& text = compiled->text("c").text;
+  std::string text = check(kConv, c).c;
   size_t split = text.find("if (");
   size_t first_summed = text.find("accumulators in registers");
   ASSERT_NE(split, std::string::npos) << text;
