@@ -23,12 +23,16 @@ std::string list(const std::vector<int>& v) {
   return s + "]";
 }
 
-// A contraction's options: cache tile, register tile, point-loop order, packed tensors.
+// A contraction's options: cache tile, register tile, point-loop order, packed tensors
+// ("W^T": W's copy transposed, for a matrix stored (out, in)).
 std::string contraction(const std::vector<int>& tile, const std::vector<int>& reg, const std::vector<int>& order,
                         const std::vector<std::string>& pack = {}, int width = 0) {
   std::string p = "[";
-  for (size_t i = 0; i < pack.size(); ++i)
-    p += (i ? ", " : "") + std::string(R"({"tensor": ")") + pack[i] + R"(", "depth": )" + to_string(tile.size()) + "}";
+  for (size_t i = 0; i < pack.size(); ++i) {
+    bool transposed = pack[i].ends_with("^T");
+    p += (i ? ", " : "") + std::string(R"({"tensor": ")") + pack[i].substr(0, pack[i].size() - (transposed ? 2 : 0)) +
+         R"(", "depth": )" + to_string(tile.size()) + (transposed ? R"(, "order": [1, 0]})" : "}");
+  }
   return R"({"outerScheduleFusionStrategy": "Min", "tile": )" + list(tile) + R"(, "registerTile": )" + list(reg) +
          R"(, "cpu": {"vectorWidth": )" + to_string(width ? width : lanes()) + R"(, "pointLoopOrder": )" + list(order) +
          R"(, "registerAccumulate": true, "pack": )" + p + "]}}";
@@ -97,7 +101,7 @@ std::vector<Workload> workloads() {
   {
     Workload w = gemm("sgemm 1024^3", "matmul.tc", {1, 1024, 1024, 1024}, {{"M", 1024}, {"N", 1024}, {"K", 1024}},
                       {"A", "B", "C"}, 0.9);
-    w.grid = matmul_grid({{96, 512, 256}, {96, 256, 128}}, {"B"});
+    w.grid = matmul_grid({{128, 512, 256}, {96, 256, 128}}, {"B"});
     out.push_back(w);
   }
   {
@@ -109,7 +113,7 @@ std::vector<Workload> workloads() {
   {
     peers::Gemm g{1, 128, 1024, 256, true};
     Workload w = gemm("tmm 128x256x1024", "matmul_transposed_b.tc", g, {{"M", 128}, {"N", 1024}, {"K", 256}}, {"A", "B", "C"}, 0.9);
-    w.grid = matmul_grid({{64, 512, 256}, {128, 256, 128}}, {"B"});
+    w.grid = matmul_grid({{128, 256, 256}, {64, 512, 256}}, {"B^T"});
     out.push_back(w);
   }
   {
@@ -148,7 +152,7 @@ std::vector<Workload> workloads() {
     w.peers = {{"OpenBLAS + loops", false, all, [s](float* const*) { return peers::openblas_mlp3(s); }},
                {"oneDNN post-ops", false, all, [s](float* const*) { return peers::onednn_mlp3(s); }},
                {"naive g++", true, all, [s](float* const*) { return peers::naive_mlp3(s); }}};
-    w.grid = matmul_grid({{64, 512, 256}, {128, 256, 256}}, {"W1", "W2", "W3"});
+    w.grid = matmul_grid({{128, 256, 256}, {64, 512, 256}}, {"W1^T", "W2^T", "W3^T"});
     out.push_back(w);
   }
 

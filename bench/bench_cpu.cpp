@@ -1,6 +1,6 @@
 // The CPU backend against its peers (issue 3), in one run on one machine.
 //
-//   bench_cpu [--rounds N] [--quick]
+//   bench_cpu [--rounds N] [--quick] [--only NAME,...]
 //
 // The parent process measures compile times itself and runs one child process per thread
 // count (1 and 2, as the peers were measured: OPENBLAS_NUM_THREADS and OMP_NUM_THREADS
@@ -11,6 +11,8 @@
 //
 // --quick: shorter timings, one round unless --rounds is given, and only the default
 // preset's options plus the first two grid entries; every kernel still runs.
+// --only: the kernels whose names start with one of these (e.g. --only tmm,mlp3), to
+// iterate on a few; the full list is what PERFORMANCE.md records.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -107,6 +109,18 @@ std::string one_line(const std::string& json) {
 // over every slot, then at least `calls` calls and `seconds` of them, each timed alone.
 // --quick warms up with one call only (naive sgemm takes seconds a call).
 bool g_quick = false;
+std::string g_only;  // --only, as given
+
+std::vector<Workload> selected_workloads() {
+  std::vector<Workload> all = bench::workloads(), out;
+  if (g_only.empty()) return all;
+  std::istringstream names(g_only);
+  std::vector<std::string> prefixes;
+  for (std::string n; std::getline(names, n, ',');) prefixes.push_back(n);
+  for (const Workload& w : all)
+    if (std::any_of(prefixes.begin(), prefixes.end(), [&](const std::string& p) { return w.name.starts_with(p); })) out.push_back(w);
+  return out;
+}
 double time_cold(const Call& call, const Slots& slots, int calls, double seconds) {
   tcs::TimingPlan plan{.warmup_calls = g_quick ? 1 : int(slots.size()), .min_calls = calls, .min_total_ms = seconds * 1e3};
   auto t = tcs::time_calls([&](size_t i) { return call(i % slots.size()), tcs::success(); }, plan);
@@ -207,7 +221,7 @@ void measure(const Workload& w, int threads, int rounds, bool quick, tcs::Thread
 
 int child(int threads, int rounds, bool quick) {
   tcs::ThreadPool pool(threads);
-  for (const Workload& w : bench::workloads()) {
+  for (const Workload& w : selected_workloads()) {
     std::fprintf(stderr, "  %dt: %s\n", threads, w.name.c_str());
     measure(w, threads, rounds, quick, pool);
   }
@@ -247,7 +261,8 @@ int parent(const char* self, int rounds, bool quick) {
   for (const CompileTiming& t : ct) std::printf("  %-42s %8.2f ms\n", t.what.c_str(), t.median_ms);
   std::fflush(stdout);
 
-  const std::vector<Workload> ws = bench::workloads();
+  const std::vector<Workload> ws = selected_workloads();
+  if (ws.empty()) return std::fprintf(stderr, "bench_cpu: no kernel starts with '%s'\n", g_only.c_str()), 2;
   std::vector<Row> rows;
   std::vector<std::string> notes;
   for (int threads : {1, 2}) {
@@ -255,7 +270,7 @@ int parent(const char* self, int rounds, bool quick) {
     // peer thread would take the core our pool's second thread needs in the next cell.
     std::string cmd = "OMP_WAIT_POLICY=PASSIVE OPENBLAS_NUM_THREADS=" + std::to_string(threads) + " OMP_NUM_THREADS=" + std::to_string(threads) +
                       " '" + self + "' --child --threads " + std::to_string(threads) + " --rounds " + std::to_string(rounds) +
-                      (quick ? " --quick" : "");
+                      (quick ? " --quick" : "") + (g_only.empty() ? "" : " --only '" + g_only + "'");
     std::fprintf(stderr, "running %d-thread cells...\n", threads);
     FILE* p = popen(cmd.c_str(), "r");
     if (!p) return std::perror("popen"), 2;
@@ -411,8 +426,9 @@ int main(int argc, char** argv) {
     else if (a == "--quick") quick = true;
     else if (a == "--threads" && i + 1 < argc) threads = std::atoi(argv[++i]);
     else if (a == "--rounds" && i + 1 < argc) rounds = std::max(1, std::atoi(argv[++i])), rounds_given = true;
+    else if (a == "--only" && i + 1 < argc) g_only = argv[++i];
     else {
-      std::fprintf(stderr, "usage: bench_cpu [--rounds N] [--quick]\n");
+      std::fprintf(stderr, "usage: bench_cpu [--rounds N] [--quick] [--only NAME,...]\n");
       return 2;
     }
   }

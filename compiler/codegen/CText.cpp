@@ -215,17 +215,31 @@ class CWriter {
     remember(n);
     line(pad + "{  // pack a " + (dims.empty() ? std::string("scalar") : dims) + " tile of " + p.name);
     line(in + c_type_name(def_.tensors[size_t(p.tensor)].type) + " " + buf + "[" + std::to_string(p.numel()) + "];");
-    std::vector<std::string> origin;
-    for (size_t d = 0; d < p.size.size(); ++d) {
+    // The copy walks the tensor's order; a transposing one goes block by block, as the
+    // compiled kernel does (see PackSite::copy_block).
+    const size_t rank = p.size.size(), a = rank ? rank - 1 : 0, b = p.order.empty() ? a : size_t(p.order.back());
+    std::vector<std::string> origin, lo, end;
+    for (size_t d = 0; d < rank; ++d) {
       origin.push_back(paren(lx(p.offset[d])));
-      std::string j = "p" + std::to_string(d), o = origin.back();
-      line(in + std::string(d * 2, ' ') + "for (int64_t " + j + " = tcs_max(0, " + sx(sh.lo[d]) + " - " + o + "); " +
-           j + " < tcs_min(" + std::to_string(p.size[d]) + ", " + sx(sh.lo[d] + sh.extent[d]) + " - " + o + "); " +
-           j + "++)");
-      dst += (d ? " + " : "") + j + (strides[d] == 1 ? "" : " * " + std::to_string(strides[d]));
+      lo.push_back("tcs_max(0, " + sx(sh.lo[d]) + " - " + origin[d] + ")");
+      end.push_back("tcs_min(" + std::to_string(p.size[d]) + ", " + sx(sh.lo[d] + sh.extent[d]) + " - " + origin[d] + ")");
+      dst += (d ? " + " : "") + ("p" + std::to_string(d)) + (strides[d] == 1 ? "" : " * " + std::to_string(strides[d]));
+    }
+    std::string indent = in;
+    if (b != a)
+      for (size_t d : {a, b}) {
+        std::string q = "q" + std::to_string(d), step = std::to_string(p.copy_block);
+        line(indent + "for (int64_t " + q + " = " + lo[d] + "; " + q + " < " + end[d] + "; " + q + " += " + step + ")");
+        lo[d] = q, end[d] = "tcs_min(" + end[d] + ", " + q + " + " + step + ")";
+        indent += "  ";
+      }
+    for (size_t d = 0; d < rank; ++d) {
+      std::string j = "p" + std::to_string(d);
+      line(indent + "for (int64_t " + j + " = " + lo[d] + "; " + j + " < " + end[d] + "; " + j + "++)");
+      indent += "  ";
     }
     src = offset(p.tensor, [&](size_t d) { return origin[d] + " + p" + std::to_string(d); });
-    line(in + std::string(p.size.size() * 2, ' ') + buf + "[" + (dst.empty() ? "0" : dst) + "] = " + c_identifier(p.name) + "[" + src + "];");
+    line(indent + buf + "[" + (dst.empty() ? "0" : dst) + "] = " + c_identifier(p.name) + "[" + src + "];");
     int saved = pack_of_[size_t(p.tensor)];
     pack_of_[size_t(p.tensor)] = n.pack;
     for (const LoopNode& c : n.children) node(c, depth + 1);

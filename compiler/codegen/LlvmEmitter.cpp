@@ -2,7 +2,7 @@
 // holds the loops, so LLVM may vectorise and keep values in registers; a parallel loop is
 // outlined into a function that the runtime's thread pool calls with a range of
 // iterations. This file: the functions, the loops and memory; statements and expressions
-// are in LlvmExpressions.cpp, register tiles in LlvmRegisterTile.cpp.
+// are in LlvmExpressions.cpp, register tiles in LlvmRegisterTile.cpp, packs in LlvmPack.cpp.
 #include "codegen/LlvmEmitterImpl.h"
 
 #include "lang/Builtins.h"
@@ -390,70 +390,6 @@ llvm::Value* Emitter::sym(const SymExpr& e, Env& env) {
     v = B.CreateAdd(v, B.CreateMul(x, B.getInt64(uint64_t(t.coef))));
   }
   return v;
-}
-
-llvm::Value* Emitter::read_offset_of(int t, const std::vector<llvm::Value*>& coords, Env& env) {
-  int site = pack_of_.empty() ? -1 : pack_of_[size_t(t)];
-  if (site < 0) return offset(t, coords, env);
-  const PackSite& p = nest_.packs[size_t(site)];
-  std::vector<int64_t> strides = p.strides();
-  llvm::Value* off = B.getInt64(0);
-  for (size_t d = 0; d < coords.size(); ++d) {
-    llvm::Value* c = B.CreateNSWSub(coords[d], as_int(lx(p.offset[d], env)));
-    off = B.CreateNSWAdd(off, B.CreateNSWMul(c, B.getInt64(uint64_t(strides[d]))));
-  }
-  return off;
-}
-
-void Emitter::emit_pack(const LoopNode& n, Env& env) {
-  const PackSite& p = nest_.packs[size_t(n.pack)];
-  const TensorLayout& sh = layout_.tensors[size_t(p.tensor)];
-  std::vector<int64_t> pstrides = p.strides();
-  int slot = int(def_.tensors.size()) + n.pack;
-  llvm::Type* elem = mem_type(def_.tensors[size_t(p.tensor)].type);
-  {  // the buffer: on the stack of the function running the loops (each thread its own)
-    llvm::IRBuilder<> entry(&env.fn->getEntryBlock(), env.fn->getEntryBlock().begin());
-    llvm::AllocaInst* buf = entry.CreateAlloca(llvm::ArrayType::get(elem, uint64_t(p.numel())), nullptr, slot_name(slot));
-    buf->setAlignment(llvm::Align(64));
-    env.tensors[size_t(slot)] = buf;
-  }
-  locate(n, env);
-  std::vector<llvm::Value*> origin;
-  for (const LExpr& o : p.offset) origin.push_back(as_int(lx(o, env)));
-  // Copy the part of the box inside the tensor: j_d from max(0, min_d - origin_d) to
-  // min(size_d, min_d + extent_d - origin_d) - 1, innermost dimension contiguous.
-  std::vector<llvm::Value*> j(p.size.size());
-  std::function<void(size_t)> copy = [&](size_t d) {
-    if (d == p.size.size()) {
-      llvm::Value* src = B.getInt64(0);
-      llvm::Value* dst = B.getInt64(0);
-      for (size_t k = 0; k < d; ++k) {
-        llvm::Value* c = B.CreateNSWSub(B.CreateNSWAdd(origin[k], j[k]), sym(sh.lo[k], env));
-        src = B.CreateNSWAdd(src, B.CreateNSWMul(c, sym(sh.stride[k], env)));
-        dst = B.CreateNSWAdd(dst, B.CreateNSWMul(j[k], B.getInt64(uint64_t(pstrides[k]))));
-      }
-      llvm::Value* v = B.CreateLoad(elem, B.CreateInBoundsGEP(elem, env.tensors[size_t(p.tensor)], src));
-      B.CreateStore(v, B.CreateInBoundsGEP(elem, env.tensors[size_t(slot)], dst));
-      return;
-    }
-    llvm::Value* lo = B.CreateBinaryIntrinsic(llvm::Intrinsic::smax, B.getInt64(0),
-                                              B.CreateNSWSub(sym(sh.lo[d], env), origin[d]));
-    llvm::Value* end = B.CreateNSWSub(sym(sh.lo[d] + sh.extent[d], env), origin[d]);
-    llvm::Value* hi = B.CreateNSWSub(B.CreateBinaryIntrinsic(llvm::Intrinsic::smin, B.getInt64(uint64_t(p.size[d])), end),
-                                     B.getInt64(1));
-    LoopNode loop;
-    loop.kind = LoopNode::Kind::For;
-    loop.loop_id = -1;
-    emit_loop(loop, env, lo, hi, [&](llvm::Value* v) {
-      j[d] = v;
-      copy(d + 1);
-    });
-  };
-  copy(0);
-  int saved = pack_of_[size_t(p.tensor)];
-  pack_of_[size_t(p.tensor)] = n.pack;
-  emit_children(n.children, env);
-  pack_of_[size_t(p.tensor)] = saved;
 }
 
 llvm::Value* Emitter::offset(int t, const std::vector<llvm::Value*>& coords, Env& env) {

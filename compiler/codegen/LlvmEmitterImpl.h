@@ -1,8 +1,9 @@
 #pragma once
 // Private to compiler/codegen: the emitter behind emit_llvm_module. Its parts live in
 // LlvmEmitter.cpp (functions, loops, parallel outlining, memory), LlvmExpressions.cpp
-// (statements and scalar expressions) and LlvmRegisterTile.cpp (the register-tile
-// micro-kernel). Only these files include LLVM's IR headers.
+// (statements and scalar expressions), LlvmRegisterTile.cpp (the register-tile
+// micro-kernel) and LlvmPack.cpp (packed copies). Only these files include LLVM's IR
+// headers.
 #include <functional>
 #include <optional>
 #include <string>
@@ -116,8 +117,13 @@ class Emitter {
   // The strides reads of tensor t use (its own, or its pack buffer's) where they are known
   // when the code is generated (always with fixed sizes); nullopt where they are not.
   std::vector<std::optional<int64_t>> read_strides(int t) const;
+  // ---- packs (LlvmPack.cpp) ------------------------------------------------------------
+
   llvm::Value* read_offset_of(int t, const std::vector<llvm::Value*>& coords, Env& env);
   void emit_pack(const LoopNode& n, Env& env);
+
+  // ---- memory (LlvmEmitter.cpp) -------------------------------------------------------
+
 
   llvm::Value* element_ptr(int slot, llvm::Value* offset, Env& env);
   llvm::Value* load(int slot, llvm::Value* offset, Env& env);

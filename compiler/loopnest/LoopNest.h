@@ -70,21 +70,31 @@ struct PolyStmt {
 
 // A tensor tile copied into a contiguous local buffer (cpu.pack): the box of `size`
 // elements starting at `offset` (one expression per dimension, over the iterators of the
-// enclosing loops), row-major in the buffer. Elements outside the tensor are not copied;
-// nothing reads them.
+// enclosing loops), laid out in the buffer with the dimensions in `order` (outermost
+// first; empty: the tensor's order), each contiguous in the last of them. Elements outside
+// the tensor are not copied; nothing reads them.
 struct PackSite {
   int tensor = -1;  // SemaDef::tensors index
   std::string name;  // the tensor's name
   std::vector<LExpr> offset;
   std::vector<int64_t> size;
+  std::vector<int> order;  // buffer dimensions, outermost first; empty: the tensor's order
+  // A transposing copy walks blocks of this many elements along the two dimensions it reads
+  // and writes contiguously (a cache line each), so its strided side stays in a few lines.
+  int64_t copy_block = 16;
   int64_t numel() const {
     int64_t n = 1;
     for (int64_t s : size) n *= s;
     return n;
   }
-  std::vector<int64_t> strides() const {  // row-major in the buffer, in elements
+  std::vector<int64_t> strides() const {  // per tensor dimension, in elements of the buffer
     std::vector<int64_t> r(size.size(), 1);
-    for (size_t d = size.size(); d-- > 1;) r[d - 1] = r[d] * size[d];
+    int64_t step = 1;
+    for (size_t k = size.size(); k-- > 0;) {
+      size_t d = order.empty() ? k : size_t(order[k]);
+      r[d] = step;
+      step *= size[d];
+    }
     return r;
   }
 };

@@ -23,7 +23,10 @@ std::string_view fusion_strategy_name(FusionStrategy f);
 
 struct PackRequest {
   std::string tensor;  // copy this tensor's tile into a contiguous local buffer ...
-  int depth = 0;       // ... inside this many loops of the tiled band (0 = outside it)
+  int depth = 0;       // ... inside this many loops of the tiled band (0 = outside it),
+  // ... its dimensions in this order, outermost first ([] = the tensor's own; [1, 0]
+  // transposes a matrix, so a column the kernel walks becomes a contiguous row)
+  std::vector<int> order = {};
   friend bool operator==(const PackRequest&, const PackRequest&) = default;
 };
 

@@ -88,15 +88,22 @@ const std::vector<Row>& rows() {
                  {[](const MappingOptions& o) { return json(o.cpu.point_loop_order); },
                   [](MappingOptions& o, const json& v) { o.cpu.point_loop_order = v.get<std::vector<int>>(); }}});
     t.push_back({{"cpu.pack", "cpu", OptionType::PackList, 0, kMaxTileLevels, false, 0, {}, {},
-                  "copy a tensor's tile into a local buffer this many loops into its tiled band"},
+                  "copy a tensor's tile into a local buffer this many loops into its tiled band, its dimensions in "
+                  "`order` (outermost first; [1, 0] transposes a matrix)"},
                  {[](const MappingOptions& o) {
                     json a = json::array();
-                    for (const PackRequest& p : o.cpu.pack) a.push_back({{"tensor", p.tensor}, {"depth", p.depth}});
+                    for (const PackRequest& p : o.cpu.pack) {
+                      json e = {{"tensor", p.tensor}, {"depth", p.depth}};
+                      if (!p.order.empty()) e["order"] = p.order;
+                      a.push_back(e);
+                    }
                     return a;
                   },
                   [](MappingOptions& o, const json& v) {
                     o.cpu.pack.clear();
-                    for (const json& p : v) o.cpu.pack.push_back({p["tensor"].get<std::string>(), p.value("depth", 0)});
+                    for (const json& p : v)
+                      o.cpu.pack.push_back({p["tensor"].get<std::string>(), p.value("depth", 0),
+                                            p.value("order", std::vector<int>{})});
                   }}});
     t.push_back({{"cpu.registerAccumulate", "cpu", OptionType::Bool, 0, 0, false, 0, {}, {},
                   "keep the register tile's accumulators in registers across its reduction loop"},
@@ -167,7 +174,7 @@ Status check_value(const OptionField& f, const json& v) {
         std::sort(seen.begin(), seen.end());
         for (size_t i = 0; i < seen.size(); ++i)
           if (seen[i] != int64_t(i))
-            return bad(n + " must be a permutation of 0.." + std::to_string(int(seen.size()) - 1) + " (each loop once)");
+            return bad(n + " must be a permutation of 0.." + std::to_string(int(seen.size()) - 1) + " (each once)");
       }
       return success();
     }
@@ -179,8 +186,8 @@ Status check_value(const OptionField& f, const json& v) {
         const json& p = v[i];
         if (!p.is_object()) return bad(en + " must be an object, got " + kind_of(p));
         for (const auto& [key, value] : p.items())
-          if (key != "tensor" && key != "depth")
-            return bad("unknown option '" + en + "." + key + "' (a pack request has \"tensor\" and \"depth\")");
+          if (key != "tensor" && key != "depth" && key != "order")
+            return bad("unknown option '" + en + "." + key + "' (a pack request has \"tensor\", \"depth\" and \"order\")");
         if (!p.contains("tensor")) return bad(en + " needs \"tensor\"");
         if (!p["tensor"].is_string()) return bad(en + ".tensor must be a string");
         std::string tensor = p["tensor"].get<std::string>();
@@ -191,6 +198,10 @@ Status check_value(const OptionField& f, const json& v) {
           if (d < f.min || d > f.max)
             return bad(en + ".depth must be between " + std::to_string(f.min) + " and " + std::to_string(f.max) +
                        ", got " + std::to_string(d));
+        }
+        if (p.contains("order")) {
+          OptionField perm{en + ".order", "", OptionType::Permutation, 0, 0, false, kMaxTileLevels, {}, {}, ""};
+          if (Status s = check_value(perm, p["order"]); !s) return s;
         }
         if (std::find(tensors.begin(), tensors.end(), tensor) != tensors.end())
           return bad(en + " packs '" + tensor + "' a second time");
@@ -235,7 +246,8 @@ std::string option_allowed(const OptionField& f) {
     case OptionType::Permutation:
       return "a permutation of 0..n-1, n up to " + std::to_string(f.max_entries);
     case OptionType::PackList:
-      return "[{\"tensor\": NAME, \"depth\": " + std::to_string(f.min) + ".." + std::to_string(f.max) + "}, ...], each tensor once";
+      return "[{\"tensor\": NAME, \"depth\": " + std::to_string(f.min) + ".." + std::to_string(f.max) +
+             ", \"order\": [dimensions]}, ...], each tensor once";
   }
   return "";
 }
@@ -326,6 +338,7 @@ MappingOptions random_mapping_options(std::mt19937_64& rng, const SemaDef& def) 
         if (pick(3) == 0) {
           const SemaTensor& t = def.tensors[size_t(pick(int64_t(def.tensors.size())))];
           if (t.role == TensorRole::Input) v.push_back({{"tensor", t.name}, {"depth", 0}});
+          if (t.role == TensorRole::Input && t.rank() == 2 && pick(2)) v.back()["order"] = {1, 0};
         }
         break;
       }

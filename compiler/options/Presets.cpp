@@ -2,6 +2,7 @@
 #include "options/MappingOptions.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "lang/Sema.h"
 #include "lang/Shapes.h"
@@ -99,6 +100,23 @@ int register_rows_index(const SemaStmt& s) {
   return L - 2;
 }
 
+// The cache tile along a matrix product's rows: all of them up to 128 (the parallel loop
+// then runs over column tiles, each thread packing only its own), else a multiple of the
+// register tile's `rows` from 48 to 128 that splits them into tiles two threads share
+// evenly, so neither waits on a lone tile: 128 x 8 for 1024 rows, not 96 x 11.
+int64_t row_tile(int64_t extent, int64_t rows) {
+  if (extent <= 0) return 96;
+  if (extent <= 128) return (extent + rows - 1) / rows * rows;
+  auto load = [&](int64_t t) { return (extent + 2 * t - 1) / (2 * t) * t; };  // one thread's rows
+  const int64_t first = rows * ((48 + rows - 1) / rows);
+  int64_t least = extent;
+  for (int64_t t = first; t <= 128; t += rows) least = std::min(least, load(t));
+  int64_t best = first;  // the largest tile within 3 % of the least load
+  for (int64_t t = first; t <= 128; t += rows)
+    if (load(t) * 100 <= least * 103) best = t;
+  return best;
+}
+
 MappingOptions contraction_preset(const SemaStmt& s, const std::vector<IndexRange>* ranges) {
   // Register tiles sized for the host's vector registers: 8 rows of two 16-wide vectors
   // with AVX-512 (16 of its 32 registers), 6 rows of two 8-wide vectors with AVX2 (12 of
@@ -115,9 +133,12 @@ MappingOptions contraction_preset(const SemaStmt& s, const std::vector<IndexRang
   MappingOptions o;
   o.outer_fusion = FusionStrategy::Min;  // the initialisation in a nest of its own
   if (r == L - 2) {
+    // Rows in one tile leave the columns to share among threads: four tiles or more.
+    int64_t row = row_tile(extent(L - 2), rows);
+    if (row >= extent(L - 2) && extent(L - 1) >= 2 * cache_cols) cache_cols /= 2;
     for (int i = 0; i < n; ++i) {
       bool batch = i < L - 2, reduced = i >= L;
-      o.tile.push_back(batch ? 1 : i == L - 2 ? 96 : i == L - 1 ? cache_cols : i == n - 1 ? cache_k : 1);
+      o.tile.push_back(batch ? 1 : i == L - 2 ? row : i == L - 1 ? cache_cols : i == n - 1 ? cache_k : 1);
       if (!reduced) o.register_tile.push_back(batch ? 1 : i == L - 2 ? rows : cols);
     }
   } else {
@@ -145,12 +166,28 @@ MappingOptions contraction_preset(const SemaStmt& s, const std::vector<IndexRang
   o.cpu.point_loop_order.push_back(v);
   o.cpu.vector_width = lanes;
   o.cpu.register_accumulate = true;
-  // A plain matrix product packs the operand the rows share (B of C = A * B): its cache
-  // tile is read once per row tile, and the copy turns its rows 4 KiB apart into a dense
-  // block. Batched products re-pack per batch entry for little reuse, so they do not.
-  if (L == 2)
-    if (const ast::Expr* shared = operand_without(s, L - 2)) o.cpu.pack.push_back({shared->name, int(o.tile.size())});
   return o;
+}
+
+// The pack request for the operand the register tile's rows share in the matrix product
+// `s` (B of C = A * B): its cache tile is read once per row tile, and the copy turns its
+// rows 4 KiB apart into a dense block, transposed when the operand is stored the other
+// way (B(n, k), a linear layer's W(out, in)) so the vector loads along n stay contiguous.
+std::optional<PackRequest> shared_operand_pack(const SemaStmt& s, int depth) {
+  const ast::Expr* shared = operand_without(s, s.lhs_rank - 2);
+  if (!shared) return std::nullopt;
+  PackRequest p{shared->name, depth, {}};
+  int v = s.lhs_rank - 1, rank = int(shared->args.size()), vdim = -1;
+  for (int d = 0; d < rank; ++d)
+    for (const AccessConstraint& c : s.constraints)
+      if (c.subscript == shared->args[size_t(d)].get() && std::find(c.indices.begin(), c.indices.end(), v) != c.indices.end())
+        vdim = d;
+  if (vdim >= 0 && vdim != rank - 1) {
+    for (int d = 0; d < rank; ++d)
+      if (d != vdim) p.order.push_back(d);
+    p.order.push_back(vdim);
+  }
+  return p;
 }
 
 }  // namespace
@@ -172,6 +209,15 @@ Expected<MappingOptions> mapping_preset(std::string_view name, const SemaDef& de
     const std::vector<IndexRange>* ranges = nullptr;
     if (shapes) ranges = &shapes->stmts[size_t(contraction - def.stmts.data())];
     MappingOptions c = contraction_preset(*contraction, ranges);
+    // Plain matrix products pack their shared operand; every product of the same form (the
+    // layers of an MLP) gets its own request, as the tiling reaches each of their bands.
+    // Batched products re-pack per batch entry for little reuse, so they do not.
+    if (contraction->lhs_rank == 2)
+      for (const SemaStmt& s : def.stmts)
+        if (s.ast->reduce == ast::ReduceOp::Sum && s.lhs_rank == 2 && int(s.indices.size()) == 3)
+          if (auto p = shared_operand_pack(s, int(c.tile.size()));
+              p && std::none_of(c.cpu.pack.begin(), c.cpu.pack.end(), [&](const PackRequest& q) { return q.tensor == p->tensor; }))
+            c.cpu.pack.push_back(*p);
     c.best_effort = true;
     return c;
   }

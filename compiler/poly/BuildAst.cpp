@@ -228,6 +228,8 @@ LoopNode AstConverter::pack(const std::string& mark, const isl::ast_node& body) 
   p.tensor = job_.def.find_tensor(tensor);
   p.name = tensor;
   p.size = box.size;
+  p.order = job_.options.cpu.pack[size_t(request)].order;
+  p.copy_block = std::max(1, 64 / scalar_type_bytes(job_.def.tensors[size_t(p.tensor)].type));
   for (const isl::ast_expr& e : box.offset) p.offset.push_back(expr(e));
   LoopNode r;
   r.kind = LoopNode::Kind::Pack;

@@ -90,6 +90,12 @@ class Packer {
 
 void pack_tensors(PolyJob& job) {
   for (size_t r = 0; r < job.options.cpu.pack.size(); ++r) {
+    const PackRequest& req = job.options.cpu.pack[r];
+    if (int t = job.def.find_tensor(req.tensor); t >= 0 && !req.order.empty() &&
+        int(req.order.size()) != job.def.tensors[size_t(t)].rank())
+      throw OptionError{"cpu.pack[" + std::to_string(r) + "].order has " + std::to_string(req.order.size()) +
+                        " entries, but '" + req.tensor + "' has " + std::to_string(job.def.tensors[size_t(t)].rank()) +
+                        " dimensions"};
     Packer packer(job, int(r));
     job.schedule = packer.visit(job.schedule.root()).schedule();
     if (packer.placed == 0 && !job.options.best_effort)

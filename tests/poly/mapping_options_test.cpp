@@ -22,6 +22,7 @@ TEST(MappingOptions, RoundTripsThroughJson) {
   o.cpu.point_loop_order = {2, 0, 1};
   o.cpu.register_accumulate = true;
   o.cpu.vector_width = 16;
+  o.cpu.pack = {{"A", 2, {}}, {"B", 3, {1, 0}}};
   auto back = mapping_options_from_json(mapping_options_to_json(o));
   ASSERT_TRUE(back) << back.error();
   EXPECT_EQ(*back, o);
@@ -40,6 +41,12 @@ TEST(MappingOptions, NamesTheFieldAtFault) {
   EXPECT_NE(error_of(R"({"registerTile": [4]})").find("registerTile needs tile"), std::string::npos);
   EXPECT_NE(error_of(R"({"tile": [4], "registerTile": [8]})").find("registerTile[0] (8) is larger than tile[0] (4)"), std::string::npos);
   EXPECT_NE(error_of(R"({"cpu": {"pointLoopOrder": [0, 0]}})").find("cpu.pointLoopOrder must be a permutation"), std::string::npos);
+  EXPECT_NE(error_of(R"({"tile": [4], "cpu": {"pack": [{"tensor": "B", "depth": 1, "order": [1, 1]}]}})")
+                .find("cpu.pack[0].order must be a permutation"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"({"tile": [4], "cpu": {"pack": [{"tensor": "B", "depth": 1, "orders": [1, 0]}]}})")
+                .find("unknown option 'cpu.pack[0].orders' (a pack request has \"tensor\", \"depth\" and \"order\")"),
+            std::string::npos);
   EXPECT_NE(error_of(R"({"cpu": {"vectorWidth": 12}})").find("cpu.vectorWidth must be a power of two"), std::string::npos);
   EXPECT_NE(error_of(R"({"unroll": 0})").find("unroll must be between 1 and 64, got 0"), std::string::npos);
   EXPECT_NE(error_of(R"({"cpu": {"registerAccumulate": true}})").find("cpu.registerAccumulate needs registerTile"), std::string::npos);

@@ -1,9 +1,11 @@
 // Packing (cpu.pack): every input of matmul, conv2d and the batched matmul, at every depth
-// of the tiled band, computes what the interpreter computes; the requests that cannot
-// work are refused with a message naming the field, never a crash.
+// of the tiled band and in every buffer order tried (transposed copies walk blocks with
+// ragged edges), computes what the interpreter computes; the requests that cannot work
+// are refused with a message naming the field, never a crash.
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "Compiler.h"
@@ -37,29 +39,37 @@ Expected<CompileResult> build(const PackKernel& k, const MappingOptions& o) {
   return compile_kernel(KernelSetup{k.checked, k.def, {}, k.shapes}, o, CodegenChoice{"cpu", {"c"}, true});
 }
 
-// Every input at every depth: the packed kernel equals the interpreter.
-void expect_every_pack_correct(const PackKernel& k, MappingOptions o) {
+// The kernel built with `o` computes what the interpreter computes, on two threads.
+void expect_matches_interpreter(const PackKernel& k, const MappingOptions& o, const std::string& what) {
   auto inputs = random_inputs(*k.def, k.shapes, 7, {});
   ASSERT_TRUE(inputs);
   auto want = interpret(*k.def, k.shapes, *inputs);
   ASSERT_TRUE(want);
+  auto r = build(k, o);
+  ASSERT_TRUE(r) << what << ": " << r.error();
+  r->kernel->set_threads(2);
+  auto got = r->kernel->run(*inputs);
+  ASSERT_TRUE(got) << got.error();
+  for (const auto& [name, w] : *want) {
+    TensorComparison cmp = compare_tensors(name, got->at(name), w);
+    EXPECT_TRUE(cmp.ok) << what << ": " << cmp.problem << "\n" << r->text("c").text;
+  }
+}
+
+// Every input at every depth, its buffer in `order` (given per rank; empty: the tensor's
+// order): the packed kernel equals the interpreter.
+void expect_every_pack_correct(const PackKernel& k, MappingOptions o, const std::map<size_t, std::vector<int>>& order = {}) {
   int built = 0;
   for (const SemaTensor& t : k.def->tensors) {
     if (t.role != TensorRole::Input) continue;
     for (int depth = 0; depth <= int(o.tile.size()); ++depth) {
-      o.cpu.pack = {{t.name, depth}};
+      auto ordered = order.find(size_t(t.rank()));
+      o.cpu.pack = {{t.name, depth, ordered == order.end() ? std::vector<int>{} : ordered->second}};
       auto r = build(k, o);
       ASSERT_TRUE(r) << t.name << " at depth " << depth << ": " << r.error();
-      const std::string& c = r->text("c").text;
-      EXPECT_NE(c.find(t.name + "_pack0["), std::string::npos) << c;
+      EXPECT_NE(r->text("c").text.find(t.name + "_pack0["), std::string::npos) << r->text("c").text;
+      expect_matches_interpreter(k, o, t.name + " at depth " + std::to_string(depth));
       ++built;
-      r->kernel->set_threads(2);
-      auto got = r->kernel->run(*inputs);
-      ASSERT_TRUE(got) << got.error();
-      for (const auto& [name, w] : *want) {
-        TensorComparison cmp = compare_tensors(name, got->at(name), w);
-        EXPECT_TRUE(cmp.ok) << t.name << " at depth " << depth << ": " << cmp.problem << "\n" << c;
-      }
     }
   }
   EXPECT_GT(built, 0);
@@ -76,6 +86,46 @@ TEST(Pack, MatmulEveryInputEveryDepth) {
   o.cpu.point_loop_order = {2, 0, 1};
   o.cpu.register_accumulate = true;
   expect_every_pack_correct(k, o);
+}
+
+// Buffers stored the other way round: a transposed copy, blocked by cache lines, at sizes
+// that leave partial blocks on every side.
+TEST(Pack, TransposedBuffersEveryInputEveryDepth) {
+  PackKernel k = load("def tmm(float(M,K) A, float(N,K) B) -> (C) { C(m,n) +=! A(m,k) * B(n,k) }\n",
+                      {{"M", 37}, {"K", 45}, {"N", 70}});
+  MappingOptions o;
+  o.outer_fusion = FusionStrategy::Min;
+  o.tile = {16, 48, 40};
+  o.register_tile = {4, 16};
+  o.cpu.point_loop_order = {2, 0, 1};
+  o.cpu.register_accumulate = true;
+  expect_every_pack_correct(k, o, {{2, {1, 0}}});
+}
+
+TEST(Pack, ConvolutionInPermutedBufferOrders) {
+  PackKernel k = load(
+      "def conv(float(N,C,H,W) I, float(F,C,KH,KW) Wt) -> (O) {\n"
+      "  O(n, f, h, w) +=! I(n, c, h + kh, w + kw) * Wt(f, c, kh, kw)\n}\n",
+      {{"N", 2}, {"C", 3}, {"H", 11}, {"W", 19}, {"F", 4}, {"KH", 3}, {"KW", 3}});
+  MappingOptions o;
+  o.outer_fusion = FusionStrategy::Min;
+  o.tile = {1, 2, 4, 8};
+  expect_every_pack_correct(k, o, {{4, {3, 0, 2, 1}}});
+}
+
+TEST(Pack, TheTransposedCopyIsBlockedInTheCText) {
+  PackKernel k = load("def tmm(float(M,K) A, float(N,K) B) -> (C) { C(m,n) +=! A(m,k) * B(n,k) }\n",
+                      {{"M", 64}, {"K", 64}, {"N", 64}});
+  MappingOptions o;
+  o.outer_fusion = FusionStrategy::Min;
+  o.tile = {32, 32, 32};
+  o.cpu.pack = {{"B", 3, {1, 0}}};
+  auto r = build(k, o);
+  ASSERT_TRUE(r) << r.error();
+  const std::string& c = r->text("c").text;
+  EXPECT_NE(c.find("q1 += 16)"), std::string::npos) << c;
+  EXPECT_NE(c.find("q0 += 16)"), std::string::npos) << c;
+  EXPECT_NE(c.find("B_pack0[p0 + p1 * 32]"), std::string::npos) << c;
 }
 
 TEST(Pack, ConvolutionWithShiftedReads) {
@@ -95,6 +145,7 @@ TEST(Pack, BatchedMatmulUnderTheDefaultPreset) {
   auto o = mapping_preset("default", *k.def);
   ASSERT_TRUE(o);
   expect_every_pack_correct(k, *o);
+  expect_every_pack_correct(k, *o, {{3, {0, 2, 1}}});  // full blocks transposed below a batch loop
 }
 
 TEST(Pack, TheDefaultPresetPacksTheSharedOperandOfAMatrixProduct) {
@@ -104,6 +155,34 @@ TEST(Pack, TheDefaultPresetPacksTheSharedOperandOfAMatrixProduct) {
   ASSERT_EQ(o->cpu.pack.size(), 1u);
   EXPECT_EQ(o->cpu.pack[0].tensor, "B");
   EXPECT_EQ(o->cpu.pack[0].depth, 3);
+}
+
+// Products whose shared operand is stored with the vector index first (a linear layer's
+// W(out, in)) pack it transposed; each layer of an MLP gets its own request.
+TEST(Pack, TheDefaultPresetTransposesOperandsStoredTheOtherWay) {
+  PackKernel tmm = load("def tmm(float(M,K) A, float(N,K) B) -> (C) { C(m,n) +=! A(m,k) * B(n,k) }\n",
+                        {{"M", 64}, {"K", 64}, {"N", 64}});
+  auto o = mapping_preset("default", *tmm.def);
+  ASSERT_TRUE(o);
+  ASSERT_EQ(o->cpu.pack.size(), 1u);
+  EXPECT_EQ(o->cpu.pack[0].tensor, "B");
+  EXPECT_EQ(o->cpu.pack[0].order, (std::vector<int>{1, 0}));
+
+  PackKernel mlp = load(
+      "def mlp2(float(B,I) X, float(H,I) W1, float(O,H) W2) -> (Y) {\n"
+      "  L1(b, j) +=! X(b, i) * W1(j, i)\n  L1(b, j) = fmax(L1(b, j), 0)\n"
+      "  Y(b, o) +=! L1(b, j) * W2(o, j)\n}\n",
+      {{"B", 16}, {"I", 32}, {"H", 48}, {"O", 24}});
+  o = mapping_preset("default", *mlp.def);
+  ASSERT_TRUE(o);
+  ASSERT_EQ(o->cpu.pack.size(), 2u);
+  EXPECT_EQ(o->cpu.pack[0].tensor, "W1");
+  EXPECT_EQ(o->cpu.pack[1].tensor, "W2");
+  EXPECT_EQ(o->cpu.pack[1].order, (std::vector<int>{1, 0}));
+  auto r = build(mlp, *o);
+  ASSERT_TRUE(r) << r.error();
+  EXPECT_NE(r->text("c").text.find("W2_pack1["), std::string::npos) << r->text("c").text;
+  expect_matches_interpreter(mlp, *o, "the default preset");
 }
 
 TEST(Pack, ImpossibleRequestsAreRefusedWithTheField) {
@@ -120,6 +199,8 @@ TEST(Pack, ImpossibleRequestsAreRefusedWithTheField) {
   refused({"C", 3}, "cpu.pack[0]: 'C' is written inside the loops that would read the packed copy");
   refused({"A", 4}, "cpu.pack[0].depth is 4, but the tiled band over S0 has 3 tile loops");
   refused({"B", 0}, "cpu.pack[0]: the tile of 'B' read inside the packed loops is 1024 x 1024 (4096 KiB)");
+  refused({"B", 3, {0, 1, 2}}, "cpu.pack[0].order has 3 entries, but 'B' has 2 dimensions");
+  refused({"B", 3, {1, 1}}, "cpu.pack[0].order");
   o.tile = {};
   refused({"A", 0}, "cpu.pack needs tile");
 }

@@ -1,0 +1,168 @@
+// Packing (cpu.pack) in LLVM IR: the local buffer, the copy of a tensor's box into it, and
+// the reads that go to the buffer below. A copy that keeps the tensor's order is a plain
+// loop nest LLVM vectorises; a transposing one walks cache-line blocks and transposes each
+// full block in vector registers.
+#include "codegen/LlvmEmitterImpl.h"
+
+namespace tcs::llvm_emit {
+
+llvm::Value* Emitter::read_offset_of(int t, const std::vector<llvm::Value*>& coords, Env& env) {
+  int site = pack_of_.empty() ? -1 : pack_of_[size_t(t)];
+  if (site < 0) return offset(t, coords, env);
+  const PackSite& p = nest_.packs[size_t(site)];
+  std::vector<int64_t> strides = p.strides();
+  llvm::Value* off = B.getInt64(0);
+  for (size_t d = 0; d < coords.size(); ++d) {
+    llvm::Value* c = B.CreateNSWSub(coords[d], as_int(lx(p.offset[d], env)));
+    off = B.CreateNSWAdd(off, B.CreateNSWMul(c, B.getInt64(uint64_t(strides[d]))));
+  }
+  return off;
+}
+
+namespace {
+
+// Transposes the square matrix whose rows are `rows` (n vectors of n lanes, n a power of
+// two): stage w swaps bit w of the row and column numbers where they differ, so after
+// every stage element (i, k) sits at (k, i). Each stage is n two-source shuffles.
+std::vector<llvm::Value*> transpose_in_registers(llvm::IRBuilder<>& B, std::vector<llvm::Value*> rows) {
+  const int n = int(rows.size());
+  for (int w = 1; w < n; w *= 2) {
+    std::vector<int> low(static_cast<size_t>(n)), high(static_cast<size_t>(n));
+    for (int k = 0; k < n; ++k) {
+      low[size_t(k)] = (k & w) ? n + (k ^ w) : k;   // row i (bit w clear) takes its partner's low half
+      high[size_t(k)] = (k & w) ? n + k : (k | w);  // row i | w takes row i's high half
+    }
+    for (int i = 0; i < n; ++i)
+      if (!(i & w)) {
+        llvm::Value *a = rows[size_t(i)], *b = rows[size_t(i | w)];
+        rows[size_t(i)] = B.CreateShuffleVector(a, b, low);
+        rows[size_t(i | w)] = B.CreateShuffleVector(a, b, high);
+      }
+  }
+  return rows;
+}
+
+}  // namespace
+
+void Emitter::emit_pack(const LoopNode& n, Env& env) {
+  const PackSite& p = nest_.packs[size_t(n.pack)];
+  const TensorLayout& sh = layout_.tensors[size_t(p.tensor)];
+  std::vector<int64_t> pstrides = p.strides();
+  int slot = int(def_.tensors.size()) + n.pack;
+  llvm::Type* elem = mem_type(def_.tensors[size_t(p.tensor)].type);
+  {  // the buffer: on the stack of the function running the loops (each thread its own)
+    llvm::IRBuilder<> entry(&env.fn->getEntryBlock(), env.fn->getEntryBlock().begin());
+    llvm::AllocaInst* buf = entry.CreateAlloca(llvm::ArrayType::get(elem, uint64_t(p.numel())), nullptr, slot_name(slot));
+    buf->setAlignment(llvm::Align(64));
+    env.tensors[size_t(slot)] = buf;
+  }
+  locate(n, env);
+  std::vector<llvm::Value*> origin;
+  for (const LExpr& o : p.offset) origin.push_back(as_int(lx(o, env)));
+  // Copy the part of the box inside the tensor: j_d from max(0, min_d - origin_d) to
+  // min(size_d, min_d + extent_d - origin_d) - 1, in the tensor's order.
+  const size_t rank = p.size.size();
+  std::vector<llvm::Value*> lo(rank), hi(rank), j(rank);
+  for (size_t d = 0; d < rank; ++d) {
+    lo[d] = B.CreateBinaryIntrinsic(llvm::Intrinsic::smax, B.getInt64(0), B.CreateNSWSub(sym(sh.lo[d], env), origin[d]));
+    llvm::Value* end = B.CreateNSWSub(sym(sh.lo[d] + sh.extent[d], env), origin[d]);
+    hi[d] = B.CreateNSWSub(B.CreateBinaryIntrinsic(llvm::Intrinsic::smin, B.getInt64(uint64_t(p.size[d])), end), B.getInt64(1));
+  }
+  auto source_offset = [&]() {
+    llvm::Value* src = B.getInt64(0);
+    for (size_t k = 0; k < rank; ++k) {
+      llvm::Value* c = B.CreateNSWSub(B.CreateNSWAdd(origin[k], j[k]), sym(sh.lo[k], env));
+      src = B.CreateNSWAdd(src, B.CreateNSWMul(c, sym(sh.stride[k], env)));
+    }
+    return src;
+  };
+  auto buffer_offset = [&]() {
+    llvm::Value* dst = B.getInt64(0);
+    for (size_t k = 0; k < rank; ++k) dst = B.CreateNSWAdd(dst, B.CreateNSWMul(j[k], B.getInt64(uint64_t(pstrides[k]))));
+    return dst;
+  };
+  LoopNode loop;
+  loop.kind = LoopNode::Kind::For;
+  loop.loop_id = -1;
+  // Loops over every dimension but those in `skip` (held at lo), then `body`.
+  std::function<void(size_t, size_t, size_t, const std::function<void()>&)> nest =
+      [&](size_t d, size_t skip1, size_t skip2, const std::function<void()>& body) {
+        if (d == rank) return body();
+        if (d == skip1 || d == skip2) {
+          j[d] = lo[d];
+          return nest(d + 1, skip1, skip2, body);
+        }
+        emit_loop(loop, env, lo[d], hi[d], [&](llvm::Value* v) {
+          j[d] = v;
+          nest(d + 1, skip1, skip2, body);
+        });
+      };
+  auto copy_element = [&]() {
+    llvm::Value* v = B.CreateLoad(elem, B.CreateInBoundsGEP(elem, env.tensors[size_t(p.tensor)], source_offset()));
+    B.CreateStore(v, B.CreateInBoundsGEP(elem, env.tensors[size_t(slot)], buffer_offset()));
+  };
+  // The tensor reads along its last dimension a, the buffer is contiguous along b.
+  const size_t a = rank ? rank - 1 : 0, b = p.order.empty() ? a : size_t(p.order.back());
+  if (b == a) {
+    nest(0, rank, rank, copy_element);
+  } else {
+    // Walked whole, a transposing copy's writes a row apart map to a few cache sets and
+    // miss on every element. It goes block by block instead (copy_block elements along a
+    // and b, a cache line each); a full block is T vectors loaded along a, transposed in
+    // registers and stored along b, a ragged edge block element by element.
+    const int64_t T = p.copy_block;
+    LoopNode block = loop;
+    block.stride = T;
+    auto* vt = llvm::FixedVectorType::get(elem, unsigned(T));
+    llvm::Align align(elem->getPrimitiveSizeInBits() / 8);
+    auto transpose_block = [&]() {
+      llvm::Value *src = source_offset(), *dst = buffer_offset();
+      llvm::Value* src_step = sym(sh.stride[b], env);
+      std::vector<llvm::Value*> rows;
+      for (int64_t t = 0; t < T; ++t) {
+        llvm::Value* at = B.CreateNSWAdd(src, B.CreateNSWMul(B.getInt64(uint64_t(t)), src_step));
+        rows.push_back(B.CreateAlignedLoad(vt, B.CreateInBoundsGEP(elem, env.tensors[size_t(p.tensor)], at), align));
+      }
+      rows = transpose_in_registers(B, rows);
+      for (int64_t u = 0; u < T; ++u) {
+        llvm::Value* at = B.CreateNSWAdd(dst, B.getInt64(uint64_t(u * pstrides[a])));
+        B.CreateAlignedStore(rows[size_t(u)], B.CreateInBoundsGEP(elem, env.tensors[size_t(slot)], at), align);
+      }
+    };
+    const bool vectors = (T & (T - 1)) == 0 && T > 1 && !elem->isIntegerTy(8) && sh.stride[a] == SymExpr(1);
+    std::function<void(size_t)> blocks = [&](size_t k) {
+      if (k == 2) {
+        if (!vectors) return nest(0, rank, rank, copy_element);
+        llvm::Value* full = B.CreateAnd(B.CreateICmpEQ(B.CreateNSWSub(hi[a], lo[a]), B.getInt64(uint64_t(T - 1))),
+                                        B.CreateICmpEQ(B.CreateNSWSub(hi[b], lo[b]), B.getInt64(uint64_t(T - 1))));
+        auto* whole = llvm::BasicBlock::Create(C, "pack.block", env.fn);
+        auto* edge = llvm::BasicBlock::Create(C, "pack.edge", env.fn);
+        auto* done = llvm::BasicBlock::Create(C, "pack.next", env.fn);
+        B.CreateCondBr(full, whole, edge);
+        B.SetInsertPoint(whole);
+        nest(0, a, b, transpose_block);
+        B.CreateBr(done);
+        B.SetInsertPoint(edge);
+        nest(0, rank, rank, copy_element);
+        B.CreateBr(done);
+        B.SetInsertPoint(done);
+        return;
+      }
+      size_t d = k == 0 ? a : b;
+      llvm::Value *whole_lo = lo[d], *whole_hi = hi[d];
+      emit_loop(block, env, whole_lo, whole_hi, [&](llvm::Value* start) {
+        lo[d] = start;
+        hi[d] = B.CreateBinaryIntrinsic(llvm::Intrinsic::smin, whole_hi, B.CreateNSWAdd(start, B.getInt64(uint64_t(T - 1))));
+        blocks(k + 1);
+        lo[d] = whole_lo, hi[d] = whole_hi;
+      });
+    };
+    blocks(0);
+  }
+  int saved = pack_of_[size_t(p.tensor)];
+  pack_of_[size_t(p.tensor)] = n.pack;
+  emit_children(n.children, env);
+  pack_of_[size_t(p.tensor)] = saved;
+}
+
+}  // namespace tcs::llvm_emit
