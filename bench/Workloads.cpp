@@ -251,6 +251,15 @@ std::vector<Workload> workloads() {
              {{1, 1, 32, 16, 32}, {1, 1, 2, 16}},
              {{1, 2, 32, 16, 32}, {1, 2, 4, 16}}})
       w.grid.push_back(contraction(tile, reg, {0, 1, 4, 2, 3}, {}, std::min(16, L)));
+    // W2(d2, n2) transposed once outside the loops, so the first contraction's d2 vectors
+    // load contiguously; the last contraction (rows d0, not d1) with tiles of its own.
+    for (int rows : {4, 8})
+      for (int last_rows : {8, 16})
+        w.grid.push_back(R"({"outerScheduleFusionStrategy": "Min", "tile": [1, 1, 32, 16, 32], "registerTile": [1, 1, )" +
+                         to_string(rows) + R"(, 16], "cpu": {"vectorWidth": )" + to_string(std::min(16, L)) +
+                         R"(, "pointLoopOrder": [0, 1, 4, 2, 3], "registerAccumulate": true, "pack": [{"tensor": "W2", "depth": 0, "order": [1, 0]}]},
+             "statements": {"S2": {"tile": [1, 16, 1, 16, 32], "registerTile": [1, )" + to_string(last_rows) +
+                         R"(, 1, 16], "cpu": {"pointLoopOrder": [0, 2, 4, 1, 3]}}}})");
     out.push_back(w);
   }
 

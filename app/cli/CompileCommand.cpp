@@ -9,7 +9,7 @@ namespace tcs::cli {
 
 static const char* kCompileHelp = R"(usage: tcstudio-cli compile FILE.tc [--entry NAME] [--size NAME=INT ...]
                            [--options FILE.json | --preset NAME] [--target cpu]
-                           [--emit model|schedule|ast|c|llvm|asm] [--dump-after PASS]
+                           [--emit options|model|schedule|ast|c|llvm|asm] [--dump-after PASS]
                            [--symbolic-sizes] [--time-passes]
 
 Compiles a def for the given sizes (from --size, then the file's "# sizes:" header) and
@@ -17,9 +17,11 @@ prints one intermediate form.
 
   --options FILE.json  mapping options (see docs/OPTIONS.md); --preset NAME picks a preset:
                        naive, default, contraction, reduction, elementwise
-  --emit WHAT          model: domains, accesses and dependences; schedule: the final
-                       schedule tree; ast: the loop nest; c: readable C; llvm: optimised
-                       LLVM IR; asm: x86 assembly (default: c)
+  --emit WHAT          options: the mapping options as JSON (what a preset chose for
+                       these sizes; a starting point for --options); model: domains,
+                       accesses and dependences; schedule: the final schedule tree; ast:
+                       the loop nest; c: readable C; llvm: optimised LLVM IR; asm: x86
+                       assembly (default: c)
   --dump-after PASS    print the schedule tree after PASS (model, dependences, schedule,
                        tile, cpu-marks, ast) instead
   --symbolic-sizes     keep the sizes as parameters of the generated code (it then holds
@@ -50,7 +52,7 @@ int command_compile(const std::vector<std::string>& argv) {
     return kUsageError;
   }
   std::string emit = args.get("emit").value_or("c");
-  std::vector<std::string> forms = {"model", "schedule", "ast"};
+  std::vector<std::string> forms = {"options", "model", "schedule", "ast"};
   forms.insert(forms.end(), target->text_kinds.begin(), target->text_kinds.end());
   if (std::find(forms.begin(), forms.end(), emit) == forms.end()) {
     std::string known;
@@ -91,7 +93,8 @@ int command_compile(const std::vector<std::string>& argv) {
       if (p.pass == *dump) std::cout << schedule_tree_to_string(p.tree);
     return kSuccess;
   }
-  if (emit == "model") std::cout << poly_model_to_string(result->lowering.model);
+  if (emit == "options") std::cout << mapping_options_to_json(std::get<MappingOptions>(options));
+  else if (emit == "model") std::cout << poly_model_to_string(result->lowering.model);
   else if (emit == "schedule") std::cout << schedule_tree_to_string(result->lowering.passes.back().tree);
   else if (emit == "ast") std::cout << loop_nest_to_string(result->lowering.nest);
   else std::cout << result->text(emit).text;

@@ -4,6 +4,7 @@
 // names the field at fault; checks that need the kernel (a tensor to pack, the number of
 // loops in a band) happen when the options are applied, with the same kind of message.
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -40,6 +41,16 @@ struct CpuMapping {
   friend bool operator==(const CpuMapping&, const CpuMapping&) = default;
 };
 
+// Options of one statement in a kernel with several (the layers of an MLP, KRU3's three
+// contractions): the fields given replace the kernel-wide ones for the loops over that
+// statement and its initialisation; every other field stays as the kernel sets it. Only
+// the fields that shape a statement's own loops may be given (OptionField::per_statement).
+struct StatementOptions {
+  std::string statement;                      // "S2": numbered as the model and the code panes show
+  std::map<std::string, std::string> fields;  // option name ("tile", "cpu.pack") -> its JSON value
+  friend bool operator==(const StatementOptions&, const StatementOptions&) = default;
+};
+
 struct MappingOptions {
   FusionStrategy outer_fusion = FusionStrategy::Preserve3Coincident;
   FusionStrategy intra_tile_fusion = FusionStrategy::Min;
@@ -49,6 +60,7 @@ struct MappingOptions {
   bool tile_imperfectly_nested = false;  // also tile bands that do not reach every statement
   int unroll = 1;                        // unroll factor of the innermost loop
   CpuMapping cpu;
+  std::vector<StatementOptions> statements;  // each statement at most once
   // Set by presets, never read from or written to JSON: a preset is chosen from the def
   // alone, before the scheduler has shaped its bands, so the parts of it that do not fit
   // this kernel's schedule (a point-loop order or a pack depth for a band the scheduler
@@ -66,6 +78,10 @@ Expected<MappingOptions> mapping_options_from_json(std::string_view text);
 Expected<MappingOptions> mapping_options_read_json(std::string_view text);
 std::string mapping_options_to_json(const MappingOptions& o);  // pretty, stable key order
 Status mapping_options_validate(const MappingOptions& o);
+// The options the loops over statement `statement` ("S2") take: `o` with that statement's
+// fields in place of the kernel-wide ones (and no statements of its own); `o` itself
+// when the statement has none. Errors name the statement's field ("statements.S2.tile[0] ...").
+Expected<MappingOptions> mapping_options_for_statement(const MappingOptions& o, std::string_view statement);
 
 // "naive" (textual order, no tiling, no threads, no vectors), "default" (chosen from the
 // kernel's class), and the class presets "contraction", "reduction", "elementwise".

@@ -97,6 +97,11 @@ Error syntax_error(std::string_view text, const nlohmann::json::parse_error& e) 
   return Error{ErrorKind::Options, "options: " + at(position_at(text, offset)) + what};
 }
 
+// "S0", "S12": how statements are named in the model and the code panes.
+bool is_statement_name(const std::string& s) {
+  return s.size() > 1 && s[0] == 'S' && s.find_first_not_of("0123456789", 1) == std::string::npos;
+}
+
 // The group prefix of a field's name ("cpu" of "cpu.vectorWidth"), "" for top-level ones.
 std::string group_of(const std::string& name) {
   size_t dot = name.find('.');
@@ -130,12 +135,36 @@ Expected<MappingOptions> mapping_options_read_json(std::string_view text) {
   if (!doc.is_object()) return fail("", "the options must be an object, got " + kind_of(doc));
 
   MappingOptions o;
-  // Each member: a field of the table, or a group holding fields ("cpu": {...}).
+  // Each member: a field of the table, or a group holding fields ("cpu": {...}). With a
+  // statement (`statements.S2`), only per-statement fields, kept as their JSON text.
+  StatementOptions* stmt = nullptr;
   std::function<Status(const json&, const std::string&)> read = [&](const json& object, const std::string& prefix) -> Status {
+    const std::string at_stmt = stmt ? "statements." + stmt->statement + "." : "";
     for (const auto& [key, value] : object.items()) {
       std::string name = prefix.empty() ? key : prefix + "." + key;
+      if (const OptionField* f = find_option_field(name); f && stmt) {
+        if (!f->per_statement)
+          return fail(at_stmt + name, at_stmt + name + " is the whole kernel's option; it cannot be set per statement");
+        if (Status s = options_table::check(*f, value); !s) return fail(at_stmt + name, at_stmt + s.error());
+        stmt->fields[name] = inline_text(value);
+        continue;
+      }
       if (const OptionField* f = find_option_field(name)) {
         if (Status s = options_table::set(o, *f, value); !s) return fail(name, s.error());
+        continue;
+      }
+      if (name == "statements" && !stmt) {
+        if (!value.is_object()) return fail(name, "statements must be an object: {\"S2\": {\"tile\": [...]}, ...}");
+        for (const auto& [id, fields] : value.items()) {
+          if (!is_statement_name(id))
+            return fail("statements." + id, "statements: '" + id + "' is not a statement; name one as S0, S1, ... (as the code panes number them)");
+          if (!fields.is_object()) return fail("statements." + id, "statements." + id + " must be an object, got " + kind_of(fields));
+          o.statements.push_back({id, {}});
+          stmt = &o.statements.back();
+          Status s = read(fields, "");
+          stmt = nullptr;
+          if (!s) return s;
+        }
         continue;
       }
       bool is_group = false;
@@ -150,7 +179,8 @@ Expected<MappingOptions> mapping_options_read_json(std::string_view text) {
       for (const OptionField& f : option_fields())
         if (group_of(f.name) == prefix || (prefix.empty() && f.group.empty()))
           if (size_t d = edit_distance(name, f.name); d < best) best = d, hint = f.name;
-      return fail(name, "unknown option '" + name + "'" + (hint.empty() ? "" : " (did you mean '" + hint + "'?)"));
+      return fail(at_stmt + name,
+                  "unknown option '" + at_stmt + name + "'" + (hint.empty() ? "" : " (did you mean '" + hint + "'?)"));
     }
     return success();
   };
@@ -174,9 +204,23 @@ std::string mapping_options_to_json(const MappingOptions& o) {
     else entries.back() += ",\n" + line;
     group = f.group;
   }
+  if (!o.statements.empty()) {  // one line a statement, its fields grouped as above
+    std::string text = "  \"statements\": {";
+    for (size_t i = 0; i < o.statements.size(); ++i) {
+      json fields = json::object();  // in the table's order
+      for (const OptionField& f : option_fields()) {
+        auto given = o.statements[i].fields.find(f.name);
+        if (given == o.statements[i].fields.end()) continue;
+        if (f.group.empty()) fields[f.name] = json::parse(given->second);
+        else fields[f.group][f.name.substr(f.group.size() + 1)] = json::parse(given->second);
+      }
+      text += std::string(i ? "," : "") + "\n    " + json(o.statements[i].statement).dump() + ": " + inline_text(fields);
+    }
+    entries.push_back(text + "\n  }");
+  }
   std::string s = "{\n";
   for (size_t i = 0; i < entries.size(); ++i) {
-    bool is_group = entries[i].find('\n') != std::string::npos;
+    bool is_group = entries[i].find('\n') != std::string::npos && entries[i].back() != '}';
     s += entries[i] + (is_group ? "\n  }" : "") + (i + 1 < entries.size() ? ",\n" : "\n");
   }
   return s + "}\n";
@@ -196,6 +240,16 @@ Status mapping_options_validate(const MappingOptions& o) {
   if (o.cpu.register_accumulate && o.register_tile.empty())
     return Error{ErrorKind::Options,
                  "cpu.registerAccumulate needs registerTile: it keeps the register tile's accumulators in registers"};
+  for (size_t i = 0; i < o.statements.size(); ++i) {
+    const std::string& id = o.statements[i].statement;
+    if (!is_statement_name(id))
+      return Error{ErrorKind::Options, "statements: '" + id + "' is not a statement; name one as S0, S1, ..."};
+    for (size_t j = 0; j < i; ++j)
+      if (o.statements[j].statement == id) return Error{ErrorKind::Options, "statements: " + id + " is given twice"};
+    auto own = mapping_options_for_statement(o, id);
+    if (!own) return own.failure();
+    if (Status s = mapping_options_validate(*own); !s) return Error{ErrorKind::Options, "statements." + id + ": " + s.error()};
+  }
   return success();
 }
 

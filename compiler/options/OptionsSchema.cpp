@@ -108,6 +108,12 @@ const std::vector<Row>& rows() {
     t.push_back({{"cpu.registerAccumulate", "cpu", OptionType::Bool, 0, 0, false, 0, {}, {},
                   "keep the register tile's accumulators in registers across its reduction loop"},
                  bool_member([](MappingOptions& o) -> bool& { return o.cpu.register_accumulate; })});
+    // The fields that shape one statement's own loops, which `statements` may set per
+    // statement; fusion, scheduling and threading stay the kernel's.
+    for (Row& r : t)
+      for (const char* name : {"tile", "registerTile", "unroll", "cpu.vectorize", "cpu.vectorWidth", "cpu.pointLoopOrder",
+                               "cpu.pack", "cpu.registerAccumulate"})
+        r.field.per_statement |= r.field.name == name;
     return t;
   }();
   return table;
@@ -260,6 +266,19 @@ std::vector<std::string> option_differences(const MappingOptions& a, const Mappi
   std::vector<std::string> out;
   for (const OptionField& f : option_fields())
     if (std::string va = option_get(a, f), vb = option_get(b, f); va != vb) out.push_back(f.name + ": " + va + " \u2192 " + vb);
+  // Per-statement fields, each as the statement's loops see it (its own or the kernel's).
+  std::vector<std::string> ids;
+  for (const MappingOptions* o : {&a, &b})
+    for (const StatementOptions& s : o->statements)
+      if (std::find(ids.begin(), ids.end(), s.statement) == ids.end()) ids.push_back(s.statement);
+  std::sort(ids.begin(), ids.end());
+  for (const std::string& id : ids) {
+    auto sa = mapping_options_for_statement(a, id), sb = mapping_options_for_statement(b, id);
+    if (!sa || !sb) continue;
+    for (const OptionField& f : option_fields())
+      if (std::string va = option_get(*sa, f), vb = option_get(*sb, f); f.per_statement && va != vb)
+        out.push_back("statements." + id + "." + f.name + ": " + va + " \u2192 " + vb);
+  }
   return out;
 }
 
@@ -269,6 +288,21 @@ Status option_set(MappingOptions& o, const OptionField& f, std::string_view text
   if (Status s = check_value(f, v); !s) return s;
   row_of(f).access.set(o, v);
   return success();
+}
+
+Expected<MappingOptions> mapping_options_for_statement(const MappingOptions& o, std::string_view statement) {
+  MappingOptions r = o;
+  r.statements.clear();
+  auto own = std::find_if(o.statements.begin(), o.statements.end(), [&](const StatementOptions& s) { return s.statement == statement; });
+  if (own == o.statements.end()) return r;
+  const std::string prefix = "statements." + own->statement;
+  for (const auto& [name, value] : own->fields) {
+    const OptionField* f = find_option_field(name);
+    if (!f) return bad("unknown option '" + prefix + "." + name + "'");
+    if (!f->per_statement) return bad(prefix + "." + name + " is the whole kernel's option; it cannot be set per statement");
+    if (Status s = option_set(r, *f, value); !s) return bad(prefix + "." + s.error());
+  }
+  return r;
 }
 
 namespace options_table {
@@ -307,7 +341,9 @@ std::string inline_text(const json& v) {
 
 }  // namespace options_table
 
-MappingOptions random_mapping_options(std::mt19937_64& rng, const SemaDef& def) {
+namespace {
+
+MappingOptions random_kernel_options(std::mt19937_64& rng, const SemaDef& def) {
   auto pick = [&](int64_t n) { return int64_t(rng() % uint64_t(std::max<int64_t>(n, 1))); };
   MappingOptions o;
   for (const OptionField& f : option_fields()) {
@@ -355,6 +391,40 @@ MappingOptions random_mapping_options(std::mt19937_64& rng, const SemaDef& def) 
   return o;
 }
 
+}  // namespace
+
+MappingOptions random_mapping_options(std::mt19937_64& rng, const SemaDef& def) {
+  MappingOptions o = random_kernel_options(rng, def);
+  // Half the time one statement of a kernel with several takes the per-statement fields
+  // of a second draw (consistent among themselves, as that draw is).
+  if (def.stmts.size() > 1 && rng() % 2) {
+    MappingOptions other = random_kernel_options(rng, def);
+    size_t k = rng() % def.stmts.size();
+    StatementOptions own{"S" + std::to_string(k), {}};
+    // A pack list of its own only where it compiles: each tensor it packs read by this
+    // statement, each the kernel packs read by another.
+    auto reads = [&](size_t stmt, const std::string& tensor) {
+      for (const AccessConstraint& c : def.stmts[stmt].constraints)
+        if (c.subscript && def.tensors[size_t(c.tensor)].name == tensor) return true;
+      return false;
+    };
+    bool own_packs = std::all_of(other.cpu.pack.begin(), other.cpu.pack.end(), [&](const PackRequest& p) { return reads(k, p.tensor); }) &&
+                     std::all_of(o.cpu.pack.begin(), o.cpu.pack.end(), [&](const PackRequest& p) {
+                       for (size_t j = 0; j < def.stmts.size(); ++j)
+                         if (j != k && reads(j, p.tensor)) return true;
+                       return false;
+                     });
+    if (!own_packs) {  // then its tiles stay the kernel's too, which its packs fit
+      other.tile = o.tile, other.register_tile = o.register_tile;
+      other.cpu.pack = o.cpu.pack, other.cpu.register_accumulate = o.cpu.register_accumulate;
+    }
+    for (const OptionField& f : option_fields())
+      if (f.per_statement && option_get(other, f) != option_get(o, f)) own.fields[f.name] = option_get(other, f);
+    if (!own.fields.empty()) o.statements.push_back(own);
+  }
+  return o;
+}
+
 std::string options_markdown() {
   MappingOptions defaults;
   std::string s =
@@ -370,10 +440,26 @@ std::string options_markdown() {
     std::replace(allowed.begin(), allowed.end(), '|', '/');
     s += "| `" + f.name + "` | " + allowed + " | `" + option_get(defaults, f) + "` | " + f.meaning + " |\n";
   }
+  s += "\n## Per statement\n\n"
+       "A kernel with several statements (the layers of an MLP, KRU3's three contractions) can\n"
+       "give one its own values of the fields that shape its loops: ";
+  std::string own;
+  for (const OptionField& f : option_fields())
+    if (f.per_statement) own += (own.empty() ? "`" : ", `") + f.name + "`";
+  s += own + ".\n"
+       "`statements` maps a statement, numbered as the model and the code panes show it (`S0`,\n"
+       "`S1`, ...), to those fields; they apply to the loops over that statement and its\n"
+       "initialisation, every other field stays the kernel's. Loops shared by statements with\n"
+       "different options take the first one's, with a note.\n\n"
+       "```json\n"
+       "{\"tile\": [1, 1, 32, 16, 32], \"statements\": {\"S2\": {\"tile\": [1, 16, 1, 16, 32], \"cpu\": {\"pointLoopOrder\": [0, 2, 4, 1, 3]}}}}\n"
+       "```\n";
   s += "\nBetween fields: `registerTile` needs `tile` and each of its sizes at most the `tile`\n"
        "size at the same position; `cpu.pack` needs `tile`; `cpu.registerAccumulate` needs\n"
        "`registerTile`. Checked against the kernel when it compiles: a packed tensor must exist\n"
-       "and be read in a tiled band, and `cpu.pointLoopOrder` must match a tiled band's loops.\n";
+       "and be read in a tiled band, and `cpu.pointLoopOrder` must match a tiled band's loops.\n"
+       "The same rules hold for each statement's options, and its messages name it\n"
+       "(`statements.S2.registerTile[0] ...`).\n";
   return s;
 }
 

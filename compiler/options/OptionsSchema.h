@@ -35,6 +35,7 @@ struct OptionField {
   std::vector<std::string> choices;
   std::vector<int64_t> samples;  // values random options draw from (Sizes)
   std::string meaning;           // one line
+  bool per_statement = false;    // may be given per statement (it shapes that statement's loops)
 };
 
 // Every field, in the order JSON is written and the panel and docs list them.
@@ -50,13 +51,15 @@ std::string option_get(const MappingOptions& options, const OptionField& field);
 // field is checked: rules between fields are mapping_options_validate's.
 Status option_set(MappingOptions& options, const OptionField& field, std::string_view json_value);
 
-// The fields whose values differ, in the table's order: "tile: [32, 32] → [8, 8]".
+// The fields whose values differ, in the table's order: "tile: [32, 32] → [8, 8]", then
+// those a statement's loops see differently: "statements.S2.tile: [32] → [16]".
 std::vector<std::string> option_differences(const MappingOptions& a, const MappingOptions& b);
 
 // Options drawn at random, each field from its allowed values, then made consistent (a
 // register tile inside the cache tile, packs only of the def's inputs and only with
 // tiles): always valid by mapping_options_validate. Deterministic for a given generator.
-// pointLoopOrder stays empty: its length depends on the kernel's schedule.
+// pointLoopOrder stays empty: its length depends on the kernel's schedule. In a kernel with
+// several statements, half the draws give one of them per-statement fields of its own.
 MappingOptions random_mapping_options(std::mt19937_64& rng, const SemaDef& def);
 
 // docs/OPTIONS.md: every field with its type, allowed values, default and meaning.

@@ -6,6 +6,7 @@
 
 #include "lang/Sema.h"
 #include "lang/Shapes.h"
+#include "options/OptionsSchema.h"
 #include "support/HostCpu.h"
 
 namespace tcs {
@@ -52,9 +53,13 @@ namespace {
 // convolutions). Its last two left-hand indices become the register tile's rows and
 // vector columns; indices before them are batch loops; the summed ones run around the
 // register tile.
+bool is_contraction(const SemaStmt& s) {
+  return s.ast->reduce == ast::ReduceOp::Sum && s.lhs_rank >= 2 && int(s.indices.size()) > s.lhs_rank;
+}
+
 const SemaStmt* contraction_stmt(const SemaDef& def) {
   for (const SemaStmt& s : def.stmts)
-    if (s.ast->reduce == ast::ReduceOp::Sum && s.lhs_rank >= 2 && int(s.indices.size()) > s.lhs_rank) return &s;
+    if (is_contraction(s)) return &s;
   return nullptr;
 }
 
@@ -133,6 +138,9 @@ MappingOptions contraction_preset(const SemaStmt& s, const std::vector<IndexRang
   MappingOptions o;
   o.outer_fusion = FusionStrategy::Min;  // the initialisation in a nest of its own
   if (r == L - 2) {
+    // Columns that fit one vector (KRU3's 16 d2): a register tile one vector wide and four
+    // rows, which measured faster there than eight (the rows' broadcasts bound it).
+    if (int64_t ev = extent(v); ev > 0 && ev <= lanes) cols = lanes, rows = 4;
     // Rows in one tile leave the columns to share among threads: four tiles or more.
     int64_t row = row_tile(extent(L - 2), rows);
     if (row >= extent(L - 2) && extent(L - 1) >= 2 * cache_cols) cache_cols /= 2;
@@ -169,12 +177,15 @@ MappingOptions contraction_preset(const SemaStmt& s, const std::vector<IndexRang
   return o;
 }
 
-// The pack request for the operand the register tile's rows share in the matrix product
-// `s` (B of C = A * B): its cache tile is read once per row tile, and the copy turns its
-// rows 4 KiB apart into a dense block, transposed when the operand is stored the other
-// way (B(n, k), a linear layer's W(out, in)) so the vector loads along n stay contiguous.
-std::optional<PackRequest> shared_operand_pack(const SemaStmt& s, int depth) {
-  const ast::Expr* shared = operand_without(s, s.lhs_rank - 2);
+// The pack request for the operand the register tile's rows share in the product `s`
+// (B of C = A * B), or none. A plain matrix product packs it per cache tile (`depth`):
+// each tile is read once per row tile, and the copy turns its rows 4 KiB apart into a
+// dense block. Any product whose shared operand is stored with the vector index first
+// (B(n, k), a linear layer's W(out, in), KRU3's W2(d2, n2)) packs it transposed, so the
+// vector loads along the columns stay contiguous: outside every loop when it is small
+// (`whole_bytes`, known with the sizes), else per cache tile.
+std::optional<PackRequest> shared_operand_pack(const SemaStmt& s, int depth, int64_t whole_bytes) {
+  const ast::Expr* shared = operand_without(s, register_rows_index(s));
   if (!shared) return std::nullopt;
   PackRequest p{shared->name, depth, {}};
   int v = s.lhs_rank - 1, rank = int(shared->args.size()), vdim = -1;
@@ -187,6 +198,9 @@ std::optional<PackRequest> shared_operand_pack(const SemaStmt& s, int depth) {
       if (d != vdim) p.order.push_back(d);
     p.order.push_back(vdim);
   }
+  bool plain_product = s.lhs_rank == 2 && s.indices.size() == 3;
+  if (!plain_product && p.order.empty()) return std::nullopt;
+  if (whole_bytes > 0 && whole_bytes <= (64 << 10)) p.depth = 0;
   return p;
 }
 
@@ -206,18 +220,32 @@ Expected<MappingOptions> mapping_preset(std::string_view name, const SemaDef& de
     return Error{ErrorKind::Options, "preset 'contraction' needs a sum of products with at least two left-hand indices and a summed "
                  "one; '" + def.name + "' has none"};
   if (name == "contraction" || (name == "default" && classify_kernel(def) == KernelClass::Contraction && contraction)) {
-    const std::vector<IndexRange>* ranges = nullptr;
-    if (shapes) ranges = &shapes->stmts[size_t(contraction - def.stmts.data())];
-    MappingOptions c = contraction_preset(*contraction, ranges);
-    // Plain matrix products pack their shared operand; every product of the same form (the
-    // layers of an MLP) gets its own request, as the tiling reaches each of their bands.
-    // Batched products re-pack per batch entry for little reuse, so they do not.
-    if (contraction->lhs_rank == 2)
-      for (const SemaStmt& s : def.stmts)
-        if (s.ast->reduce == ast::ReduceOp::Sum && s.lhs_rank == 2 && int(s.indices.size()) == 3)
-          if (auto p = shared_operand_pack(s, int(c.tile.size()));
-              p && std::none_of(c.cpu.pack.begin(), c.cpu.pack.end(), [&](const PackRequest& q) { return q.tensor == p->tensor; }))
-            c.cpu.pack.push_back(*p);
+    auto ranges_of = [&](const SemaStmt& s) { return shapes ? &shapes->stmts[size_t(&s - def.stmts.data())] : nullptr; };
+    MappingOptions c = contraction_preset(*contraction, ranges_of(*contraction));
+    for (size_t k = 0; k < def.stmts.size(); ++k) {
+      const SemaStmt& s = def.stmts[k];
+      if (!is_contraction(s)) continue;
+      // Every other contraction (KRU3's chain, an attention's two products) is tiled for
+      // its own shape where that differs from the first's: per-statement options.
+      if (&s != contraction) {
+        MappingOptions own = contraction_preset(s, ranges_of(s));
+        StatementOptions so{"S" + std::to_string(k), {}};
+        for (const char* f : {"tile", "registerTile", "cpu.pointLoopOrder"})
+          if (std::string v = option_get(own, *find_option_field(f)); v != option_get(c, *find_option_field(f))) so.fields[f] = v;
+        if (!so.fields.empty()) c.statements.push_back(so);
+      }
+      // Its shared operand packed, each tensor once. Batched products re-pack per batch
+      // entry for little reuse, so they do not unless the copy transposes.
+      int64_t bytes = 0;
+      if (shapes)
+        if (const ast::Expr* shared = operand_without(s, register_rows_index(s))) {
+          int t = def.find_tensor(shared->name);
+          bytes = shapes->tensors[size_t(t)].numel() * scalar_type_bytes(def.tensors[size_t(t)].type);
+        }
+      if (auto p = shared_operand_pack(s, int(c.tile.size()), bytes);
+          p && std::none_of(c.cpu.pack.begin(), c.cpu.pack.end(), [&](const PackRequest& q) { return q.tensor == p->tensor; }))
+        c.cpu.pack.push_back(*p);
+    }
     c.best_effort = true;
     return c;
   }

@@ -223,12 +223,12 @@ LoopNode AstConverter::pack(const std::string& mark, const isl::ast_node& body) 
   const auto& [request, box] = boxes.at(size_t(site));
   LoopNode inner = node(body);
   if (box.size.empty()) return inner;  // nothing below reads the tensor
-  const std::string& tensor = job_.options.cpu.pack[size_t(request)].tensor;
+  const std::string& tensor = job_.packs[size_t(request)].request.tensor;
   PackSite p;
   p.tensor = job_.def.find_tensor(tensor);
   p.name = tensor;
   p.size = box.size;
-  p.order = job_.options.cpu.pack[size_t(request)].order;
+  p.order = job_.packs[size_t(request)].request.order;
   p.copy_block = std::max(1, 64 / scalar_type_bytes(job_.def.tensors[size_t(p.tensor)].type));
   for (const isl::ast_expr& e : box.offset) p.offset.push_back(expr(e));
   LoopNode r;

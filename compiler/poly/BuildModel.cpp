@@ -3,6 +3,7 @@
 // the identity written over the left-hand points. Accesses come from sema's access
 // constraints; a subscript that is data-dependent or not affine is over-approximated by
 // the whole extent of its dimension. The initial schedule is textual order.
+#include <algorithm>
 #include <regex>
 #include <set>
 
@@ -270,6 +271,28 @@ int PolyJob::stmt_index(const std::string& name) const {
   for (size_t i = 0; i < stmts.size(); ++i)
     if (stmts[i].name == name) return int(i);
   return -1;
+}
+
+const MappingOptions& PolyJob::options_for(const isl::schedule_node& n) {
+  if (options.statements.empty()) return options;
+  std::vector<int> sources;  // the source statements below n, in order
+  isl::manage(isl_schedule_node_get_domain(n.get())).foreach_set([&](isl::set s) {
+    if (int i = stmt_index(isl_set_get_tuple_name(s.get())); i >= 0) sources.push_back(stmts[size_t(i)].source_stmt);
+  });
+  std::sort(sources.begin(), sources.end());
+  const MappingOptions* chosen = nullptr;
+  int chosen_stmt = -1;
+  for (int k : sources) {
+    std::string id = "S" + std::to_string(k);
+    if (std::none_of(options.statements.begin(), options.statements.end(), [&](const StatementOptions& s) { return s.statement == id; }))
+      continue;
+    const MappingOptions& own = statement_options[size_t(k)];
+    if (!chosen) chosen = &own, chosen_stmt = k;
+    else if (!(own == *chosen))
+      note(id + " shares its loops with S" + std::to_string(chosen_stmt) + ", so they take statements.S" +
+           std::to_string(chosen_stmt) + " and " + id + "'s own options do not apply there");
+  }
+  return chosen ? *chosen : options;
 }
 
 void PolyJob::note(const std::string& n) {

@@ -13,7 +13,7 @@ bool has_band_below(const isl::schedule_node& band) {
 
 class CpuMarker {
  public:
-  explicit CpuMarker(PolyJob& job) : job_(job), o_(job.options) {}
+  explicit CpuMarker(PolyJob& job) : job_(job) {}
 
   void visit(const isl::schedule_node& node, bool parallel_above) {
     if (node.isa<isl::schedule_node_mark>() && node.child(0).isa<isl::schedule_node_band>()) {
@@ -30,13 +30,14 @@ class CpuMarker {
 
  private:
   bool mark_band(const isl::schedule_node_band& band, const std::vector<int>& ids, bool parallel_above) {
+    const MappingOptions& o = job_.options_for(band);  // the kernel's, or its statements' own
     bool innermost = !has_band_below(band);
     for (size_t i = 0; i < ids.size(); ++i) {
       LoopInfo& info = job_.loops[ids[i]];
       info.coincident = band.member_get_coincident(int(i));
       int64_t span = loop_span(job_, band, int(i), ids[i]);
       bool runs_more_than_once = span != 1;  // 0: symbolic, assume it does
-      if (o_.cpu.parallel && !parallel_above && info.coincident && runs_more_than_once) {
+      if (o.cpu.parallel && !parallel_above && info.coincident && runs_more_than_once) {
         info.parallel = true;
         parallel_above = true;
       }
@@ -44,7 +45,7 @@ class CpuMarker {
       // loop around them may keep the accumulators in registers.
       if (info.role == LoopRole::RegisterPoint) {
         if (info.tile_size > 0 && register_points(ids) <= kMaxUnrolledPoints) info.register_tile = true, info.unroll = -1;
-        else if (!info.coincident && o_.cpu.register_accumulate) info.accumulate = true;
+        else if (!info.coincident && o.cpu.register_accumulate) info.accumulate = true;
       }
       bool last = i + 1 == ids.size();
       if (innermost && last && runs_more_than_once) {
@@ -52,11 +53,11 @@ class CpuMarker {
         // recurrence); LLVM vectorises it only where it proves the reduction, and the
         // statements mark their combining operation reassociable.
         bool reduces = !info.coincident && !info.accumulate && !info.register_tile;
-        if (o_.cpu.vectorize && o_.cpu.vector_width > 1 && (info.coincident || reduces)) {
-          info.vector_width = o_.cpu.vector_width;
+        if (o.cpu.vectorize && o.cpu.vector_width > 1 && (info.coincident || reduces)) {
+          info.vector_width = o.cpu.vector_width;
           info.reduction = reduces;
         }
-        if (o_.unroll > 1 && info.unroll == 0) info.unroll = o_.unroll;
+        if (o.unroll > 1 && info.unroll == 0) info.unroll = o.unroll;
       }
     }
     return parallel_above;
@@ -74,7 +75,6 @@ class CpuMarker {
   }
 
   PolyJob& job_;
-  const MappingOptions& o_;
 };
 
 }  // namespace

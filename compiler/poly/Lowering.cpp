@@ -21,10 +21,22 @@ std::vector<std::string> lowering_pass_names(const std::vector<MappingPass>& map
 namespace {
 
 Status check_against_kernel(const SemaDef& def, const MappingOptions& o) {
-  for (size_t i = 0; i < o.cpu.pack.size(); ++i) {
-    const std::string& t = o.cpu.pack[i].tensor;
-    if (def.find_tensor(t) < 0)
-      return Error{ErrorKind::Options, "cpu.pack[" + std::to_string(i) + "].tensor: '" + def.name + "' has no tensor named '" + t + "'"};
+  auto check_packs = [&](const MappingOptions& opts, const std::string& prefix) -> Status {
+    for (size_t i = 0; i < opts.cpu.pack.size(); ++i)
+      if (const std::string& t = opts.cpu.pack[i].tensor; def.find_tensor(t) < 0)
+        return Error{ErrorKind::Options, prefix + "cpu.pack[" + std::to_string(i) + "].tensor: '" + def.name +
+                                             "' has no tensor named '" + t + "'"};
+    return success();
+  };
+  if (Status s = check_packs(o, ""); !s) return s;
+  for (const StatementOptions& s : o.statements) {
+    bool exists = false;
+    for (size_t k = 0; k < def.stmts.size(); ++k) exists |= s.statement == "S" + std::to_string(k);
+    if (!exists)
+      return Error{ErrorKind::Options, "statements: '" + def.name + "' has no statement " + s.statement + "; its statements are S0" +
+                                           (def.stmts.size() > 1 ? " to S" + std::to_string(def.stmts.size() - 1) : "")};
+    if (s.fields.count("cpu.pack"))
+      if (Status st = check_packs(*mapping_options_for_statement(o, s.statement), "statements." + s.statement + "."); !st) return st;
   }
   return success();
 }

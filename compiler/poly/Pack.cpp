@@ -4,6 +4,8 @@
 // at each mark, the box of the tensor that the loops below read (isl's fixed-size box
 // hull of the footprint, its offset a function of the loops above) and the LoopNest
 // copies that box into a local buffer there; the reads below use the buffer.
+#include <map>
+
 #include "poly/PolyJob.h"
 
 namespace tcs::poly {
@@ -27,7 +29,8 @@ isl::schedule_node insert_named_mark(isl::schedule_node node, const std::string&
 
 class Packer {
  public:
-  Packer(PolyJob& job, int request) : job_(job), request_(request), req_(job.options.cpu.pack[size_t(request)]) {
+  Packer(PolyJob& job, int request)
+      : job_(job), request_(request), req_(job.packs[size_t(request)].request), field_(job.packs[size_t(request)].field) {
     reads_ = accesses_of(job.reads, req_.tensor);
   }
 
@@ -42,11 +45,12 @@ class Packer {
   int placed = 0;
 
  private:
-  std::string field() const { return "cpu.pack[" + std::to_string(request_) + "]"; }
+  const std::string& field() const { return field_; }
 
   // `mark` sits above an outermost band; returns the node at the mark's position.
   isl::schedule_node place(isl::schedule_node mark) {
     if (reads_.intersect_domain(node_domain(mark)).is_empty()) return mark;
+    if (&job_.options_for(mark) != job_.packs[size_t(request_)].owner) return mark;  // these loops take other options
     std::vector<int> ids = band_mark_ids(mark_name(mark));
     std::string name = "pack" + std::to_string(request_);
     ++placed;
@@ -83,25 +87,41 @@ class Packer {
   PolyJob& job_;
   int request_;
   const PackRequest& req_;
+  std::string field_;
   isl::union_map reads_;
 };
 
 }  // namespace
 
 void pack_tensors(PolyJob& job) {
-  for (size_t r = 0; r < job.options.cpu.pack.size(); ++r) {
-    const PackRequest& req = job.options.cpu.pack[r];
-    if (int t = job.def.find_tensor(req.tensor); t >= 0 && !req.order.empty() &&
-        int(req.order.size()) != job.def.tensors[size_t(t)].rank())
-      throw OptionError{"cpu.pack[" + std::to_string(r) + "].order has " + std::to_string(req.order.size()) +
-                        " entries, but '" + req.tensor + "' has " + std::to_string(job.def.tensors[size_t(t)].rank()) +
-                        " dimensions"};
-    Packer packer(job, int(r));
-    job.schedule = packer.visit(job.schedule.root()).schedule();
-    if (packer.placed == 0 && !job.options.best_effort)
-      throw OptionError{"cpu.pack[" + std::to_string(r) + "].tensor: no statement of '" + job.def.name + "' reads '" +
-                        job.options.cpu.pack[r].tensor + "'"};
+  // The lists in force: the kernel's, and each statement's with options of its own (its
+  // own list, or the kernel's it inherits, applied to its loops).
+  std::vector<const MappingOptions*> owners = {&job.options};
+  std::vector<std::string> prefixes = {""};
+  for (const StatementOptions& s : job.options.statements) {
+    int k = std::stoi(s.statement.substr(1));
+    if (k < 0 || size_t(k) >= job.statement_options.size()) continue;
+    owners.push_back(&job.statement_options[size_t(k)]);
+    prefixes.push_back(s.fields.count("cpu.pack") ? "statements." + s.statement + "." : "");
   }
+  for (size_t i = 0; i < owners.size(); ++i)
+    for (size_t r = 0; r < owners[i]->cpu.pack.size(); ++r)
+      job.packs.push_back({owners[i]->cpu.pack[r], prefixes[i] + "cpu.pack[" + std::to_string(r) + "]", owners[i]});
+  std::map<std::string, int> placed;  // by field: a list inherited by a statement counts once
+  for (size_t k = 0; k < job.packs.size(); ++k) {
+    const PolyJob::Pack& p = job.packs[k];
+    if (int t = job.def.find_tensor(p.request.tensor); t >= 0 && !p.request.order.empty() &&
+        int(p.request.order.size()) != job.def.tensors[size_t(t)].rank())
+      throw OptionError{p.field + ".order has " + std::to_string(p.request.order.size()) + " entries, but '" +
+                        p.request.tensor + "' has " + std::to_string(job.def.tensors[size_t(t)].rank()) + " dimensions"};
+    Packer packer(job, int(k));
+    job.schedule = packer.visit(job.schedule.root()).schedule();
+    placed[p.field] += packer.placed;
+  }
+  for (const PolyJob::Pack& p : job.packs)
+    if (placed[p.field] == 0 && !job.options.best_effort)
+      throw OptionError{p.field + ".tensor: no statement of '" + job.def.name + "'" +
+                        (job.options.statements.empty() ? "" : " that takes these options") + " reads '" + p.request.tensor + "'"};
 }
 
 int pack_request_of(const std::string& mark) {
@@ -112,8 +132,8 @@ int pack_request_of(const std::string& mark) {
 }
 
 PackBox pack_box(const PolyJob& job, int request, isl_ast_build* build) {
-  const std::string& tensor = job.options.cpu.pack[size_t(request)].tensor;
-  std::string field = "cpu.pack[" + std::to_string(request) + "]";
+  const std::string& tensor = job.packs[size_t(request)].request.tensor;
+  const std::string& field = job.packs[size_t(request)].field;
   isl::union_map schedule = isl::manage(isl_ast_build_get_schedule(build));
   isl::union_set here = schedule.domain();
   if (!accesses_of(job.writes, tensor).intersect_domain(here).is_empty())

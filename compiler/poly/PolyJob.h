@@ -78,8 +78,27 @@ struct PolyJob {
   int next_loop_id = 0;
   PolyModelInfo info;
 
-  PolyJob(const SemaDef& d, const DefShapes& s, const MappingOptions& o) : def(d), shapes(s), options(o) {}
+  // Every pack request in force, numbered as the "pack<k>" marks name them: the kernel's
+  // cpu.pack and each statement's own list; `owner` is the options (options_for) whose
+  // loops it applies to, `field` how messages name it ("statements.S2.cpu.pack[0]").
+  struct Pack {
+    PackRequest request;
+    std::string field;
+    const MappingOptions* owner = nullptr;
+  };
+  std::vector<Pack> packs;
+  // Per source statement, the options its loops take: `options`, or with its own fields
+  // from options.statements (validated before the job starts).
+  std::vector<MappingOptions> statement_options;
+
+  PolyJob(const SemaDef& d, const DefShapes& s, const MappingOptions& o) : def(d), shapes(s), options(o) {
+    for (size_t k = 0; k < d.stmts.size(); ++k) statement_options.push_back(*mapping_options_for_statement(o, "S" + std::to_string(k)));
+  }
   int stmt_index(const std::string& name) const;
+  // The options of the loops over the statements below `n`: those of the first statement
+  // with options of its own (a note when another with different ones shares the loops),
+  // else the kernel's.
+  const MappingOptions& options_for(const isl::schedule_node& n);
   void note(const std::string& n);  // an approximation or fallback, once per text
 };
 

@@ -1,5 +1,5 @@
 // Pass 4: tiling. The outermost permutable band on each path is tiled with the cache tile
-// sizes, its point band again with the register tile sizes, and the innermost point band
+// sizes (its statements' own, where options.statements gives them), its point band again with the register tile sizes, and the innermost point band
 // is permuted as cpu.pointLoopOrder asks. Members without a size stay whole (tiled by a
 // size no loop reaches, which the AST generator folds away), so one band keeps all its
 // loops and the point order can move the reduction loop outside the register tile. A
@@ -37,7 +37,7 @@ std::vector<int64_t> used_sizes(const isl::schedule_node_band& band, const std::
 
 class Tiler {
  public:
-  explicit Tiler(PolyJob& job) : job_(job), o_(job.options) {}
+  explicit Tiler(PolyJob& job) : job_(job) {}
 
   isl::schedule_node visit(isl::schedule_node node) {
     if (node.isa<isl::schedule_node_mark>() && node.child(0).isa<isl::schedule_node_band>() &&
@@ -51,10 +51,11 @@ class Tiler {
   // `mark` sits above the band; returns the node at the mark's position.
   isl::schedule_node tile(isl::schedule_node mark) {
     isl::schedule_node_band band = mark.child(0).as<isl::schedule_node_band>();
+    const MappingOptions& o = job_.options_for(mark);  // the kernel's, or its statements' own
     bool perfect = band.every_descendant([](isl::schedule_node n) {
       return !n.isa<isl::schedule_node_sequence>() && !n.isa<isl::schedule_node_set>();
     });
-    if (!perfect && !o_.tile_imperfectly_nested) {
+    if (!perfect && !o.tile_imperfectly_nested) {
       job_.note("the band over " + statement_list(band) +
            " encloses several statement groups; it stays untiled (tileImperfectlyNested is off)");
       return mark;
@@ -64,27 +65,27 @@ class Tiler {
       return mark;
     }
     isl::schedule_node_band point = band;
-    if (!o_.tile.empty()) {
+    if (!o.tile.empty()) {
       std::vector<int> ids = band_mark_ids(mark_name(mark));
       for (size_t i = 0; i < ids.size(); ++i) {
         job_.loops[ids[i]].role = LoopRole::Tile;
-        job_.loops[ids[i]].tile_size = i < o_.tile.size() ? o_.tile[i] : 0;
+        job_.loops[ids[i]].tile_size = i < o.tile.size() ? o.tile[i] : 0;
       }
-      point = band.tile(sizes_for(band, o_.tile)).child(0).as<isl::schedule_node_band>();
+      point = band.tile(sizes_for(band, o.tile)).child(0).as<isl::schedule_node_band>();
       point = mark_band(job_, point, LoopRole::Point);
-      mark_fixed(point, o_.tile, ids);
-      if (!perfect && o_.intra_tile_fusion == FusionStrategy::Min)
+      mark_fixed(point, o.tile, ids);
+      if (!perfect && o.intra_tile_fusion == FusionStrategy::Min)
         if (auto distributed = distribute(point)) return climb(*distributed, mark);
     }
-    if (!o_.register_tile.empty()) {
-      std::vector<int64_t> reg = used_sizes(point, o_.register_tile);
+    if (!o.register_tile.empty()) {
+      std::vector<int64_t> reg = used_sizes(point, o.register_tile);
       std::vector<int> pids = band_mark_ids(mark_name(point.parent()));
       for (size_t i = 0; i < pids.size(); ++i) job_.loops[pids[i]].tile_size = reg[i];
-      point = point.tile(sizes_for(point, o_.register_tile)).child(0).as<isl::schedule_node_band>();
+      point = point.tile(sizes_for(point, o.register_tile)).child(0).as<isl::schedule_node_band>();
       point = mark_band(job_, point, LoopRole::RegisterPoint, reg);
-      mark_fixed(point, o_.register_tile, pids);
+      mark_fixed(point, o.register_tile, pids);
     }
-    if (!o_.cpu.point_loop_order.empty()) point = reorder(point);
+    if (!o.cpu.point_loop_order.empty()) point = reorder(point, o.cpu.point_loop_order);
     return climb(point, mark);
   }
 
@@ -127,8 +128,7 @@ class Tiler {
     return node;
   }
 
-  isl::schedule_node_band reorder(isl::schedule_node_band band) {
-    const std::vector<int>& order = o_.cpu.point_loop_order;
+  isl::schedule_node_band reorder(isl::schedule_node_band band, const std::vector<int>& order) {
     unsigned n = band.n_member();
     if (order.size() != n) {
       // Kernels mix band depths (a 2-d initialisation beside a 3-d reduction): the order
@@ -160,7 +160,6 @@ class Tiler {
   }
 
   PolyJob& job_;
-  const MappingOptions& o_;
 
  public:
   int reordered_ = 0;
@@ -169,7 +168,7 @@ class Tiler {
 }  // namespace
 
 void tile_bands(PolyJob& job) {
-  if (job.options.tile.empty() && job.options.cpu.point_loop_order.empty()) return;
+  if (job.options.tile.empty() && job.options.cpu.point_loop_order.empty() && job.options.statements.empty()) return;
   // Point loops keep the original iterator values (origin <= i < origin + size) instead
   // of offsets from the tile origin: simpler bounds, and a member left whole stays plain.
   isl_options_set_tile_shift_point_loops(job.ctx.get(), 0);

@@ -83,6 +83,7 @@ expect 0 'wrote C' -- run "$work/accum.tc" --random=3 --output "C=$work/c0.npy"
 expect 0 'accumulates into|C +float32\[2, 2\]' -- run "$work/accum.tc" --random=3 --input "C=$work/c0.npy"
 
 # compile: every intermediate form, and every way to get the options wrong
+expect 0 '"S2": \{"tile"' -- compile "$examples/kru3.tc" --size M=256 --size N0=32 --size N1=32 --size N2=32 --size D0=16 --size D1=16 --size D2=16 --emit options
 expect 0 'S0_init\[m, n\] -> C\[m, n\]' -- compile "$examples/matmul.tc" --emit model
 expect 0 'band register point' -- compile "$examples/matmul.tc" --emit schedule
 expect 0 'accumulate-in-registers' -- compile "$examples/matmul.tc" --emit ast
@@ -91,7 +92,7 @@ expect 0 'define .*i32 @tcs_kernel' -- compile "$examples/matmul.tc" --emit llvm
 expect 0 'vfmadd' -- compile "$examples/matmul.tc" --emit asm
 expect 0 'band scheduled' -- compile "$examples/matmul.tc" --dump-after schedule
 expect 2 "unknown pass 'bogus'" -- compile "$examples/matmul.tc" --dump-after bogus
-expect 2 '--emit takes model' -- compile "$examples/matmul.tc" --emit pdf
+expect 2 '--emit takes options, model' -- compile "$examples/matmul.tc" --emit pdf
 expect 1 "unknown preset 'fastest' \(known presets: naive, default" -- compile "$examples/matmul.tc" --preset fastest
 printf '{"tile": [32, 0]}' >"$work/tile0.json"
 expect 1 'tile\[1\] must be a positive integer up to [0-9]+, got 0' -- compile "$examples/matmul.tc" --options "$work/tile0.json"
