@@ -213,8 +213,12 @@ class CWriter {
     std::vector<int64_t> strides = p.strides();
     for (size_t d = 0; d < p.size.size(); ++d) dims += (d ? " x " : "") + std::to_string(p.size[d]);
     remember(n);
-    line(pad + "{  // pack a " + (dims.empty() ? std::string("scalar") : dims) + " tile of " + p.name);
+    std::string what = dims.empty() ? std::string("scalar") : dims;
+    line(pad + "{  // " + (!p.local         ? "pack a " + what + " tile of " + p.name
+                           : p.numel() == 1 ? p.name + ": this iteration's element, kept here (the tensor is not used)"
+                                            : p.name + ": this iteration's " + what + " part, kept here (the tensor is not used)"));
     line(in + c_type_name(def_.tensors[size_t(p.tensor)].type) + " " + buf + "[" + std::to_string(p.numel()) + "];");
+    if (p.local) return body(n, depth, pad);
     // The copy walks the tensor's order; a transposing one goes block by block, as the
     // compiled kernel does (see PackSite::copy_block).
     const size_t rank = p.size.size(), a = rank ? rank - 1 : 0, b = p.order.empty() ? a : size_t(p.order.back());
@@ -240,6 +244,12 @@ class CWriter {
     }
     src = offset(p.tensor, [&](size_t d) { return origin[d] + " + p" + std::to_string(d); });
     line(indent + buf + "[" + (dst.empty() ? "0" : dst) + "] = " + c_identifier(p.name) + "[" + src + "];");
+    body(n, depth, pad);
+  }
+
+  // The loops below a pack site, reading (and, when local, writing) its buffer.
+  void body(const LoopNode& n, int depth, const std::string& pad) {
+    const PackSite& p = nest_.packs[size_t(n.pack)];
     int saved = pack_of_[size_t(p.tensor)];
     pack_of_[size_t(p.tensor)] = n.pack;
     for (const LoopNode& c : n.children) node(c, depth + 1);
@@ -283,7 +293,7 @@ class CWriter {
     const SemaStmt& st = def_.stmts[size_t(ps.source_stmt)];
     idx_.clear();
     for (const LExpr& a : n.args) idx_.push_back(lx(a));
-    std::string lhs = c_identifier(def_.tensors[size_t(sem.lhs_tensor)].name) + "[" + offset(sem.lhs_tensor, [&](size_t d) { return idx_[d]; }) + "]";
+    std::string lhs = read_ref(sem.lhs_tensor, def_.tensors[size_t(sem.lhs_tensor)].name, [&](size_t d) { return idx_[d]; });
     LineOrigin o{-1, n.stmt};
     remember(n);
     std::string tag = "  // " + ps.name;

@@ -36,6 +36,7 @@ struct CpuKernel::Impl {
   std::unique_ptr<llvm::orc::LLJIT> jit;
   int32_t (*entry)(void**, void*, const int64_t*) = nullptr;
   std::vector<int64_t> sizes;  // the kernel's sizes in SemaDef::size_params order
+  std::vector<std::string> local_temporaries;  // kept in local buffers (PackSite::local)
 };
 
 CpuKernel::CpuKernel(const SemaDef& def, const DefShapes& shapes, std::unique_ptr<Impl> impl)
@@ -43,6 +44,8 @@ CpuKernel::CpuKernel(const SemaDef& def, const DefShapes& shapes, std::unique_pt
   set_threads(0);
 }
 CpuKernel::~CpuKernel() = default;
+
+std::vector<std::string> CpuKernel::local_temporaries() const { return impl_->local_temporaries; }
 
 void CpuKernel::set_threads(int threads) {
   if (threads < 1) threads = int(std::max(1u, std::thread::hardware_concurrency()));
@@ -296,6 +299,9 @@ Expected<CpuCodegenResult> cpu_codegen(const CpuCodegenRequest& req) {
   auto impl = std::make_unique<CpuKernel::Impl>();
   impl->entry = sym->toPtr<int32_t (*)(void**, void*, const int64_t*)>();
   for (const std::string& p : req.def->size_params) impl->sizes.push_back(req.shapes->sizes.at(p));
+  for (const PackSite& p : req.nest->packs)
+    if (p.local && std::find(impl->local_temporaries.begin(), impl->local_temporaries.end(), p.name) == impl->local_temporaries.end())
+      impl->local_temporaries.push_back(p.name);
   impl->jit = std::move(*jit);
   result.kernel = std::make_shared<CpuKernel>(*req.def, *req.shapes, std::move(impl));
   result.timings.push_back({"jit", ms_since(t0)});

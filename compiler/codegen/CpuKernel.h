@@ -28,6 +28,7 @@ class CpuKernel final : public Kernel {
   void set_threads(int threads) override;  // the kernel's own pool; 0: every core
   int threads() const override;
   Status run_buffers(std::vector<Tensor>& buffers) const override;
+  std::vector<std::string> local_temporaries() const override;
 
   // The same on raw pointers, one per tensor of the def (SemaDef::tensors order), each
   // dense, row-major, of the compiled shapes, none overlapping; `pool` null: the kernel's

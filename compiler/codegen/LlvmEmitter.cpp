@@ -6,6 +6,7 @@
 #include "codegen/LlvmEmitterImpl.h"
 
 #include "lang/Builtins.h"
+#include "loopnest/Affine.h"
 
 namespace tcs {
 
@@ -130,7 +131,8 @@ void Emitter::emit(const LoopNode& n, Env& env) {
     case LoopNode::Kind::Block: emit_children(n.children, env); return;
     case LoopNode::Kind::For:
       if (n.annot.parallel && !env.in_parallel) emit_parallel_for(n, env);
-      else if (!n.annot.accumulate_in_registers || !emit_register_tile(n, env)) emit_for(n, env);
+      else if (n.annot.accumulate_in_registers && emit_register_tile(n, env)) return;
+      else if (!n.annot.reduction || !emit_vector_reduction(n, env)) emit_for(n, env);
       return;
     case LoopNode::Kind::If: emit_if(n, env); return;
     case LoopNode::Kind::Pack: emit_pack(n, env); return;
@@ -183,8 +185,17 @@ llvm::MDNode* Emitter::loop_metadata(const LoopNode& n) {
   if (n.annot.vector_width > 1) {
     value("llvm.loop.vectorize.enable", llvm::ConstantAsMetadata::get(B.getTrue()));
     value("llvm.loop.vectorize.width", llvm::ConstantAsMetadata::get(B.getInt32(uint32_t(n.annot.vector_width))));
-    // Four partial results in flight, so the adds' latency does not serialise the loop.
-    if (n.annot.reduction) value("llvm.loop.interleave.count", llvm::ConstantAsMetadata::get(B.getInt32(4)));
+    // Up to four partial results in flight, so the adds' latency does not serialise the
+    // loop; fewer where more would leave a longer scalar remainder (a row of 100 at 16
+    // lanes: 3 x 16 leaves 4, 4 x 16 leaves 36, each maybe an exp).
+    if (n.annot.reduction) {
+      int count = 4;
+      if (auto span = constant_span(n.init, n.upper)) {
+        int64_t trips = *span / n.stride + 1, w = n.annot.vector_width;
+        while (count > 1 && trips % (count * w) >= w) --count;
+      }
+      value("llvm.loop.interleave.count", llvm::ConstantAsMetadata::get(B.getInt32(uint32_t(count))));
+    }
   }
   // Full unrolling only where the trip count is a constant (a partial register tile is not).
   if (n.annot.unroll < 0 && n.init.is_int() && n.upper.is_int()) flag("llvm.loop.unroll.full");
@@ -334,9 +345,9 @@ llvm::Value* Emitter::load(int slot, llvm::Value* offset, Env& env) {
   return ty == ScalarType::Bool ? B.CreateICmpNE(v, B.getInt8(0)) : v;
 }
 
-void Emitter::store(int t, llvm::Value* offset, llvm::Value* v, Env& env) {
-  if (def_.tensors[size_t(t)].type == ScalarType::Bool) v = B.CreateZExt(v, B.getInt8Ty());
-  B.CreateStore(v, element_ptr(t, offset, env));
+void Emitter::store(int slot, llvm::Value* offset, llvm::Value* v, Env& env) {
+  if (def_.tensors[size_t(slot_tensor(slot))].type == ScalarType::Bool) v = B.CreateZExt(v, B.getInt8Ty());
+  B.CreateStore(v, element_ptr(slot, offset, env));
 }
 
 std::string Emitter::slot_name(int slot) const {

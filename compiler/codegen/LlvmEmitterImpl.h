@@ -2,7 +2,8 @@
 // Private to compiler/codegen: the emitter behind emit_llvm_module. Its parts live in
 // LlvmEmitter.cpp (functions, loops, parallel outlining, memory), LlvmExpressions.cpp
 // (statements and scalar expressions), LlvmRegisterTile.cpp (the register-tile
-// micro-kernel) and LlvmPack.cpp (packed copies). Only these files include LLVM's IR
+// micro-kernel), LlvmReduction.cpp (min and max reductions) and LlvmPack.cpp (packed
+// copies). Only these files include LLVM's IR
 // headers.
 #include <functional>
 #include <optional>
@@ -95,6 +96,12 @@ class Emitter {
 
   bool emit_register_tile(const LoopNode& f, Env& env);
 
+  // ---- min and max reductions (LlvmReduction.cpp) -------------------------------------
+
+  // A reduction loop around one min or max statement, written with several vector
+  // accumulators; false (nothing emitted) when the loop does not have that shape.
+  bool emit_vector_reduction(const LoopNode& f, Env& env);
+
   // Emits reds[level] and the reduction loops inside it, their PHIs carrying `in`; the
   // innermost body is `step` (accumulators in, updated accumulators out). Returns the
   // accumulators' values after the outermost loop.
@@ -127,7 +134,7 @@ class Emitter {
 
   llvm::Value* element_ptr(int slot, llvm::Value* offset, Env& env);
   llvm::Value* load(int slot, llvm::Value* offset, Env& env);
-  void store(int t, llvm::Value* offset, llvm::Value* v, Env& env);
+  void store(int slot, llvm::Value* offset, llvm::Value* v, Env& env);
 
   // Row-major offset from per-dimension coordinates (i64).
   llvm::Value* offset(int t, const std::vector<llvm::Value*>& coords, Env& env);

@@ -50,18 +50,20 @@ void Emitter::emit_call(const LoopNode& n, Env& env) {
   env.stmt_args.clear();
   for (const LExpr& a : n.args) env.stmt_args.push_back(as_int(lx(a, env)));
   std::vector<llvm::Value*> lhs(env.stmt_args.begin(), env.stmt_args.begin() + stmt_->lhs_rank);
-  llvm::Value* off = offset(sem.lhs_tensor, lhs, env);
+  // The tensor, or the buffer of a local temporary (a packed tensor is never written).
+  int slot = read_slot(sem.lhs_tensor);
+  llvm::Value* off = read_offset_of(sem.lhs_tensor, lhs, env);
   llvm::Type* ty = reg_type(sem.type);
   if (sem.is_init) {
     llvm::Value* id = scalar_type_is_float(sem.type) ? llvm::ConstantFP::get(ty, sem.identity_f)
                                                      : llvm::ConstantInt::get(ty, uint64_t(sem.identity_i));
-    store(sem.lhs_tensor, off, id, env);
+    store(slot, off, id, env);
     return;
   }
   const Expr& rhs = *stmt_->ast->rhs;
   llvm::Value* v = convert(expr(rhs, env), rhs.type, sem.type);
-  if (sem.combines) v = combine(sem, load(sem.lhs_tensor, off, env), v);
-  store(sem.lhs_tensor, off, v, env);
+  if (sem.combines) v = combine(sem, load(slot, off, env), v);
+  store(slot, off, v, env);
 }
 
 llvm::Value* Emitter::combine(const StmtSemantics& s, llvm::Value* acc, llvm::Value* v) {
@@ -270,7 +272,15 @@ llvm::Value* Emitter::binary(const Expr& e, Env& env) {
     case TokenKind::Slash:
     case TokenKind::Percent: {
       bool div = e.op == TokenKind::Slash;
-      if (fl) return div ? B.CreateFDiv(a, b) : B.CreateFRem(a, b);
+      if (fl && div) {
+        // A reciprocal may stand in (an ulp more rounding): a quotient by what a loop does
+        // not change (softmax's row sum) becomes one division before it and a product per
+        // element, where a vector division costs as much as a dozen products.
+        llvm::Value* q = B.CreateFDiv(a, b);
+        if (auto* i = llvm::dyn_cast<llvm::Instruction>(q)) i->setHasAllowReciprocal(true);
+        return q;
+      }
+      if (fl) return B.CreateFRem(a, b);
       llvm::Type* ty = a->getType();
       llvm::Value* zero = llvm::ConstantInt::get(ty, 0);
       llvm::Value* is_zero = B.CreateICmpEQ(b, zero);

@@ -1,5 +1,5 @@
 // Packing (cpu.pack) in LLVM IR: the local buffer, the copy of a tensor's box into it, and
-// the reads that go to the buffer below. A copy that keeps the tensor's order is a plain
+// the reads that go to the buffer below (a local temporary's writes too, with no copy). A copy that keeps the tensor's order is a plain
 // loop nest LLVM vectorises; a transposing one walks cache-line blocks and transposes each
 // full block in vector registers.
 #include "codegen/LlvmEmitterImpl.h"
@@ -57,6 +57,13 @@ void Emitter::emit_pack(const LoopNode& n, Env& env) {
     env.tensors[size_t(slot)] = buf;
   }
   locate(n, env);
+  if (p.local) {  // nothing to copy: the loops below write the buffer before reading it
+    int saved = pack_of_[size_t(p.tensor)];
+    pack_of_[size_t(p.tensor)] = n.pack;
+    emit_children(n.children, env);
+    pack_of_[size_t(p.tensor)] = saved;
+    return;
+  }
   std::vector<llvm::Value*> origin;
   for (const LExpr& o : p.offset) origin.push_back(as_int(lx(o, env)));
   // Copy the part of the box inside the tensor: j_d from max(0, min_d - origin_d) to

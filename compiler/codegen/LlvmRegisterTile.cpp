@@ -149,7 +149,7 @@ bool Emitter::emit_register_tile(const LoopNode& f, Env& env) {
   for (int d = 0; d < stmt_->lhs_rank; ++d) {
     if (!dv[size_t(d)]) return false;
     if (*dv[size_t(d)] == 0) continue;
-    auto stride = layout_.constant_stride(sem.lhs_tensor, size_t(d));
+    auto stride = read_strides(sem.lhs_tensor)[size_t(d)];  // a local temporary's: its buffer's
     if (!stride) return false;  // accumulators a run-time stride apart: ordinary loops
     lhs_dv += *dv[size_t(d)] * *stride;
   }
@@ -204,7 +204,7 @@ bool Emitter::emit_register_tile(const LoopNode& f, Env& env) {
     env.stmt_args.clear();
     for (const LExpr& a : call.args) env.stmt_args.push_back(as_int(lx(a, env)));
     std::vector<llvm::Value*> lhs(env.stmt_args.begin(), env.stmt_args.begin() + stmt_->lhs_rank);
-    return offset(sem.lhs_tensor, lhs, env);
+    return read_offset_of(sem.lhs_tensor, lhs, env);
   };
   llvm::Type* st = reg_type(sem.type);
   auto acc_type = [&](const Point& p) -> llvm::Type* {
@@ -224,7 +224,7 @@ bool Emitter::emit_register_tile(const LoopNode& f, Env& env) {
   std::vector<llvm::Value*> addresses, masks;
   locate(call, env);
   for (const auto& p : points) {
-    addresses.push_back(element_ptr(sem.lhs_tensor, at_point(p), env));
+    addresses.push_back(element_ptr(read_slot(sem.lhs_tensor), at_point(p), env));
     masks.push_back(lane_mask_);
   }
   for (const LoopNode* r : reds) env.iters[size_t(r->iter)] = nullptr;

@@ -30,10 +30,13 @@ class Kernel {
   // it allocates and copies nothing. A fault (data-dependent subscript out of range,
   // integer division by zero) is a RuntimeFault error.
   virtual Status run_buffers(std::vector<Tensor>& buffers) const = 0;
+  // Temporaries the code keeps in local buffers (a row of a fused softmax): it never
+  // touches their tensors, which kernel_buffers then leaves empty.
+  virtual std::vector<std::string> local_temporaries() const { return {}; }
 
   // Runs like the interpreter: copies of the supplied tensors in, outputs out.
   Expected<TensorMap> run(const TensorMap& supplied) const {
-    auto buffers = kernel_buffers(*def_, shapes_, supplied);
+    auto buffers = kernel_buffers(*def_, shapes_, supplied, local_temporaries());
     if (!buffers) return buffers.failure();
     if (Status s = run_buffers(*buffers); !s) return s.failure();
     return kernel_outputs(*def_, std::move(*buffers));

@@ -20,7 +20,7 @@ class InterpreterKernel final : public Kernel {
 // Every timed call gets its own copy of the inputs' buffers, in rotation: one set when
 // warm, enough sets to cover 64 MiB when cold.
 Expected<std::vector<std::vector<Tensor>>> timing_slots(const Kernel& kernel, const TensorMap& inputs, bool cold) {
-  auto first = kernel_buffers(kernel.def(), kernel.shapes(), inputs);
+  auto first = kernel_buffers(kernel.def(), kernel.shapes(), inputs, kernel.local_temporaries());
   if (!first) return first.failure();
   size_t bytes = 0;
   for (const Tensor& t : *first) bytes += t.data.size();
@@ -44,7 +44,7 @@ Expected<Measurement> measure_kernel(const Kernel& kernel, const TensorMap& inpu
     if (request.on_stage) request.on_stage(name);
   };
   stage("running once");
-  auto buffers = kernel_buffers(kernel.def(), kernel.shapes(), inputs);
+  auto buffers = kernel_buffers(kernel.def(), kernel.shapes(), inputs, kernel.local_temporaries());
   if (!buffers) return buffers.failure();
   auto t0 = std::chrono::steady_clock::now();
   if (Status s = kernel.run_buffers(*buffers); !s) return s.failure();

@@ -68,7 +68,7 @@ void print(const LoopNode& n, const LoopNest& nest, int depth, std::string& out)
       return;
     case LoopNode::Kind::Pack: {
       const PackSite& p = nest.packs[size_t(n.pack)];
-      out += pad + "pack " + p.name + "[";
+      out += pad + (p.local ? "local " : "pack ") + p.name + "[";
       for (size_t d = 0; d < p.size.size(); ++d)
         out += (d ? ", " : "") + lexpr_to_string(p.offset[d], nest) + " +: " + std::to_string(p.size[d]);
       out += "] as " + p.name + "_pack" + std::to_string(n.pack) + "\n";

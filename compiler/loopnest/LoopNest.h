@@ -79,6 +79,9 @@ struct PackSite {
   std::vector<LExpr> offset;
   std::vector<int64_t> size;
   std::vector<int> order;  // buffer dimensions, outermost first; empty: the tensor's order
+  // A temporary's part that the loops below alone write and read: the buffer holds it
+  // (nothing is copied in or out) and writes go to it too.
+  bool local = false;
   // A transposing copy walks blocks of this many elements along the two dimensions it reads
   // and writes contiguously (a cache line each), so its strided side stays in a few lines.
   int64_t copy_block = 16;

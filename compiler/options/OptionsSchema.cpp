@@ -58,7 +58,9 @@ const std::vector<Row>& rows() {
     };
     t.push_back(fusion("outerScheduleFusionStrategy", &MappingOptions::outer_fusion,
                        "which statements the scheduler may fuse: Max as many as it can, Preserve3Coincident while "
-                       "three outer loops stay parallel, Min only where required"));
+                       "three outer loops stay parallel, Min only where required. Under Max and Preserve3Coincident, "
+                       "loop nests over the same rows whose dependences stay within a row (a softmax, a layernorm) are "
+                       "then fused into one parallel loop over rows, and their temporaries shrink to a row buffer"));
     t.push_back(fusion("intraTileScheduleFusionStrategy", &MappingOptions::intra_tile_fusion,
                        "inside a tile: Min runs the statement groups one after the other, Max and "
                        "Preserve3Coincident keep them interleaved"));

@@ -65,6 +65,9 @@ class AstConverter {
  public:
   AstConverter(PolyJob& job, LoopNest& nest) : job_(job), nest_(nest) {}
 
+  // `loop_id`: the band member a mark just above names. isl may generate it as a block or
+  // a guard around its loop (a loop with the statements that share only its first or last
+  // value beside it, as a reduction's finishing statement); the loop keeps the id.
   LoopNode node(const isl::ast_node& n, int loop_id = -1) {
     LoopNode r;
     switch (isl_ast_node_get_type(n.get())) {
@@ -94,16 +97,16 @@ class AstConverter {
       case isl_ast_node_if: {
         r.kind = LoopNode::Kind::If;
         r.cond = expr(isl::manage(isl_ast_node_if_get_cond(n.get())));
-        append(r.children, node(isl::manage(isl_ast_node_if_get_then_node(n.get()))));
+        append(r.children, node(isl::manage(isl_ast_node_if_get_then_node(n.get())), loop_id));
         if (isl_ast_node_if_has_else_node(n.get()) == isl_bool_true)
-          append(r.else_children, node(isl::manage(isl_ast_node_if_get_else_node(n.get()))));
+          append(r.else_children, node(isl::manage(isl_ast_node_if_get_else_node(n.get())), loop_id));
         break;
       }
       case isl_ast_node_block: {
         r.kind = LoopNode::Kind::Block;
         auto list = isl::manage(isl_ast_node_block_get_children(n.get()));
         for (int i = 0, k = int(isl_ast_node_list_n_ast_node(list.get())); i < k; ++i)
-          append(r.children, node(isl::manage(isl_ast_node_list_get_at(list.get(), i))));
+          append(r.children, node(isl::manage(isl_ast_node_list_get_at(list.get(), i)), loop_id));
         break;
       }
       case isl_ast_node_mark: {
@@ -229,6 +232,7 @@ LoopNode AstConverter::pack(const std::string& mark, const isl::ast_node& body) 
   p.name = tensor;
   p.size = box.size;
   p.order = job_.packs[size_t(request)].request.order;
+  p.local = job_.packs[size_t(request)].local;
   p.copy_block = std::max(1, 64 / scalar_type_bytes(job_.def.tensors[size_t(p.tensor)].type));
   for (const isl::ast_expr& e : box.offset) p.offset.push_back(expr(e));
   LoopNode r;

@@ -52,7 +52,10 @@ class CpuMarker {
         // A loop that is not parallel is a reduction here (the language has no other
         // recurrence); LLVM vectorises it only where it proves the reduction, and the
         // statements mark their combining operation reassociable.
-        bool reduces = !info.coincident && !info.accumulate && !info.register_tile;
+        // A reduction over fewer values than a vector has lanes (a pooling window) stays
+        // scalar: LLVM unrolls it and vectorises the loop around it instead.
+        bool reduces = !info.coincident && !info.accumulate && !info.register_tile &&
+                       !(span > 0 && span < o.cpu.vector_width);
         if (o.cpu.vectorize && o.cpu.vector_width > 1 && (info.coincident || reduces)) {
           info.vector_width = o.cpu.vector_width;
           info.reduction = reduces;

@@ -9,9 +9,6 @@
 #include "poly/PolyJob.h"
 
 namespace tcs::poly {
-namespace {
-
-constexpr int64_t kMaxPackBytes = int64_t(2) << 20;
 
 isl::union_map accesses_of(const isl::union_map& all, const std::string& tensor) {
   isl::union_map r = isl::union_map(all.ctx(), "{ }");
@@ -26,6 +23,10 @@ isl::schedule_node insert_named_mark(isl::schedule_node node, const std::string&
   isl_id* id = isl_id_alloc(node.ctx().get(), name.c_str(), nullptr);
   return isl::manage(isl_schedule_node_insert_mark(node.release(), id));
 }
+
+namespace {
+
+constexpr int64_t kMaxPackBytes = int64_t(2) << 20;
 
 class Packer {
  public:
@@ -134,12 +135,15 @@ int pack_request_of(const std::string& mark) {
 PackBox pack_box(const PolyJob& job, int request, isl_ast_build* build) {
   const std::string& tensor = job.packs[size_t(request)].request.tensor;
   const std::string& field = job.packs[size_t(request)].field;
+  bool local = job.packs[size_t(request)].local;  // the buffer holds every access below
   isl::union_map schedule = isl::manage(isl_ast_build_get_schedule(build));
   isl::union_set here = schedule.domain();
-  if (!accesses_of(job.writes, tensor).intersect_domain(here).is_empty())
+  isl::union_map writes = accesses_of(job.writes, tensor);
+  if (!local && !writes.intersect_domain(here).is_empty())
     throw OptionError{field + ": '" + tensor + "' is written inside the loops that would read the packed copy; only "
                       "tensors that are only read there can be packed"};
-  isl::union_map footprint = schedule.reverse().apply_range(accesses_of(job.reads, tensor));
+  isl::union_map accessed = local ? accesses_of(job.reads, tensor).unite(writes) : accesses_of(job.reads, tensor);
+  isl::union_map footprint = schedule.reverse().apply_range(accessed);
   PackBox box;
   if (footprint.is_empty()) return box;
   isl::map fp = isl::manage(isl_map_from_union_map(footprint.copy()));

@@ -79,12 +79,13 @@ struct PolyJob {
   PolyModelInfo info;
 
   // Every pack request in force, numbered as the "pack<k>" marks name them: the kernel's
-  // cpu.pack and each statement's own list; `owner` is the options (options_for) whose
+  // cpu.pack and each statement's own list, then the temporaries kept local; `owner` is the options (options_for) whose
   // loops it applies to, `field` how messages name it ("statements.S2.cpu.pack[0]").
   struct Pack {
     PackRequest request;
     std::string field;
     const MappingOptions* owner = nullptr;
+    bool local = false;  // a temporary kept in the buffer alone (poly/LocalTemporaries.cpp)
   };
   std::vector<Pack> packs;
   // Per source statement, the options its loops take: `options`, or with its own fields
@@ -102,6 +103,10 @@ struct PolyJob {
   void note(const std::string& n);  // an approximation or fallback, once per text
 };
 
+// Part of the schedule pass: sibling loop nests whose outermost loops scan the same rows,
+// fused along them (poly/OuterFusion.cpp).
+isl::schedule fuse_outer_loops(const PolyJob& job, const isl::schedule& s);
+
 // The last pass: the schedule tree becomes a LoopNest (the other passes are in Passes.h).
 LoopNest build_loop_nest(PolyJob& job);
 
@@ -116,6 +121,10 @@ int pack_request_of(const std::string& mark);
 PackBox pack_box(const PolyJob& job, int request, isl_ast_build* build);
 
 // Shared helpers for the passes.
+// The accesses among `all` (reads or writes) to tensor `tensor`.
+isl::union_map accesses_of(const isl::union_map& all, const std::string& tensor);
+// Puts a mark with this name above `node`; returns the mark.
+isl::schedule_node insert_named_mark(isl::schedule_node node, const std::string& name);
 // Puts a mark naming fresh loop ids directly above `band`; returns the band below it.
 isl::schedule_node_band mark_band(PolyJob& job, isl::schedule_node_band band, LoopRole role,
                                   const std::vector<int64_t>& tile_sizes = {});

@@ -6,6 +6,8 @@
 //   Preserve3Coincident  isl's maximize_coincidence: do not fuse when it costs an outer
 //                        parallel loop (TC's exact rule counts three; isl's is "any")
 //   Min                  one strongly connected component at a time (serialize_sccs)
+// Under Max and Preserve3Coincident, loop nests isl left apart that scan the same rows are
+// then fused along them (poly/OuterFusion.cpp).
 #include "poly/PolyJob.h"
 
 
@@ -56,9 +58,11 @@ void compute_schedule(PolyJob& job) {
   isl_options_set_schedule_max_coefficient(ctx, 16);
   isl_options_set_schedule_max_constant_term(ctx, 16);
   isl::schedule s;
+  bool fuse_rows = job.options.outer_fusion != FusionStrategy::Min;
   for (int attempt = 0; attempt < 2 && s.is_null(); ++attempt) {
     if (attempt == 1) {
       set_fusion_options(ctx, FusionStrategy::Min);
+      fuse_rows = false;
       job.note("the isl scheduler gave up on " + std::string(fusion_strategy_name(job.options.outer_fusion)) +
                                " fusion (too much work); statements were scheduled one group at a time");
     }
@@ -74,6 +78,8 @@ void compute_schedule(PolyJob& job) {
   if (s.is_null()) {
     job.note("the isl scheduler gave up; the schedule is textual order");
     s = job.initial;
+  } else if (fuse_rows) {
+    s = fuse_outer_loops(job, s);
   }
   job.schedule = mark_all_bands(job, s.root()).schedule();
 }

@@ -1,5 +1,7 @@
 #include "runtime/KernelBuffers.h"
 
+#include <algorithm>
+
 namespace tcs {
 
 namespace {
@@ -10,7 +12,8 @@ std::string describe_shape(const std::vector<int64_t>& s) {
 }
 }  // namespace
 
-Expected<std::vector<Tensor>> kernel_buffers(const SemaDef& def, const DefShapes& shapes, const TensorMap& supplied) {
+Expected<std::vector<Tensor>> kernel_buffers(const SemaDef& def, const DefShapes& shapes, const TensorMap& supplied,
+                                             const std::vector<std::string>& untouched) {
   std::vector<Tensor> buffers;
   for (size_t t = 0; t < def.tensors.size(); ++t) {
     const SemaTensor& T = def.tensors[t];
@@ -27,7 +30,8 @@ Expected<std::vector<Tensor>> kernel_buffers(const SemaDef& def, const DefShapes
       continue;
     }
     if (T.role == TensorRole::Input) return Error{ErrorKind::Sizes, "input '" + T.name + "' is missing"};
-    auto z = Tensor::zeros(T.type, shape);
+    bool unused = T.role == TensorRole::Temporary && std::find(untouched.begin(), untouched.end(), T.name) != untouched.end();
+    auto z = Tensor::zeros(T.type, unused ? std::vector<int64_t>{0} : shape);
     if (!z) return Error{ErrorKind::Sizes, "cannot allocate '" + T.name + "': " + z.error()};
     buffers.push_back(std::move(*z));
   }

@@ -16,8 +16,10 @@ namespace tcs {
 using TensorMap = std::map<std::string, Tensor, std::less<>>;
 
 // One buffer per tensor of the def, in SemaDef::tensors order. Errors name the tensor:
-// a missing input, a wrong shape or type, a buffer that cannot be allocated.
-Expected<std::vector<Tensor>> kernel_buffers(const SemaDef& def, const DefShapes& shapes, const TensorMap& supplied);
+// a missing input, a wrong shape or type, a buffer that cannot be allocated. Temporaries
+// named in `untouched` (the kernel keeps them in local buffers) get an empty tensor.
+Expected<std::vector<Tensor>> kernel_buffers(const SemaDef& def, const DefShapes& shapes, const TensorMap& supplied,
+                                             const std::vector<std::string>& untouched = {});
 
 // The outputs among `buffers`, by name.
 TensorMap kernel_outputs(const SemaDef& def, std::vector<Tensor> buffers);

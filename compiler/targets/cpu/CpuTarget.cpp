@@ -48,7 +48,7 @@ Target cpu_target() {
   t.name = "cpu";
   t.description = "this machine's CPU: C, LLVM IR and x86 assembly, JIT-compiled with LLVM";
   t.text_kinds = {"c", "llvm", "asm"};
-  t.mapping_passes = {{"cpu-marks", &poly::mark_cpu_loops}, {"pack", &poly::pack_tensors}};
+  t.mapping_passes = {{"cpu-marks", &poly::mark_cpu_loops}, {"pack", &poly::pack_tensors}, {"local", &poly::localize_temporaries}};
   t.generate = generate;
   return t;
 }

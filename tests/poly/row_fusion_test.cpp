@@ -1,0 +1,179 @@
+// Fusion along rows and the temporaries it makes local (poly/OuterFusion.cpp,
+// poly/LocalTemporaries.cpp), and the vectorised min/max reductions
+// (codegen/LlvmReduction.cpp): a softmax or a layernorm runs as one parallel loop over
+// rows with its temporaries in row buffers, kernels whose rows depend on each other are
+// left apart, and every form computes what the interpreter computes.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "Compiler.h"
+#include "codegen/CpuKernel.h"
+#include "lang/Frontend.h"
+#include "runtime/Compare.h"
+#include "runtime/RandomInputs.h"
+
+namespace tcs {
+namespace {
+
+struct Built {
+  std::shared_ptr<CheckedFile> checked;
+  const SemaDef* def = nullptr;
+  DefShapes shapes;
+  Expected<CompileResult> result = Error{ErrorKind::Internal, "not built"};
+};
+
+std::unique_ptr<Built> build(const std::string& text, const SizeMap& sizes, const std::string& options_json = "") {
+  auto b = std::make_unique<Built>();
+  b->checked = check_source("k.tc", text);
+  EXPECT_FALSE(b->checked->has_errors());
+  b->def = &b->checked->defs.at(0);
+  auto shapes = shapes_evaluate(*b->def, sizes);
+  EXPECT_TRUE(shapes) << shapes.error();
+  b->shapes = *shapes;
+  auto options = mapping_preset("default", *b->def, &b->shapes);
+  EXPECT_TRUE(options);
+  MappingOptions o = *options;
+  if (!options_json.empty()) {
+    auto parsed = mapping_options_from_json(options_json);
+    EXPECT_TRUE(parsed) << parsed.error();
+    o = *parsed;
+  }
+  b->result = compile_kernel(KernelSetup{b->checked, b->def, {}, b->shapes}, o, CodegenChoice{"cpu", {"c"}, true});
+  EXPECT_TRUE(b->result) << b->result.error();
+  return b;
+}
+
+void expect_matches_interpreter(const Built& b, const TensorMap& inputs, const std::string& what) {
+  auto want = interpret(*b.def, b.shapes, inputs);
+  ASSERT_TRUE(want) << want.error();
+  for (int threads : {1, 2}) {
+    b.result->kernel->set_threads(threads);
+    auto got = b.result->kernel->run(inputs);
+    ASSERT_TRUE(got) << got.error();
+    for (const auto& [name, w] : *want) {
+      TensorComparison cmp = compare_tensors(name, got->at(name), w);
+      EXPECT_TRUE(cmp.ok) << what << ", " << threads << " threads: " << cmp.problem << "\n" << b.result->text("c").text;
+    }
+  }
+}
+
+void expect_matches_interpreter(const Built& b, const std::string& what) {
+  auto inputs = random_inputs(*b.def, b.shapes, 3, {});
+  ASSERT_TRUE(inputs);
+  expect_matches_interpreter(b, *inputs, what);
+}
+
+std::string example(const std::string& name) {
+  std::ifstream in(std::string(TCS_EXAMPLES_DIR) + "/" + name);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The loops at the top of the nest, and the temporaries kept in local buffers.
+size_t top_loops(const CompileResult& r) {
+  size_t n = 0;
+  for (const LoopNode& c : r.lowering.nest.root.children) n += c.kind == LoopNode::Kind::For;
+  return n;
+}
+std::vector<std::string> local_temporaries(const CompileResult& r) {
+  std::vector<std::string> names;
+  for (const PackSite& p : r.lowering.nest.packs)
+    if (p.local) names.push_back(p.name);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+TEST(RowFusion, LayernormIsOneParallelLoopWithRowBuffers) {
+  auto b = build(example("layernorm.tc"), {{"N", 37}, {"D", 203}});
+  ASSERT_TRUE(b->result);
+  EXPECT_EQ(top_loops(*b->result), 1u) << b->result->text("c").text;
+  EXPECT_TRUE(b->result->lowering.nest.root.children[0].annot.parallel);
+  EXPECT_EQ(local_temporaries(*b->result), (std::vector<std::string>{"mean", "var", "xc"}));
+  // The C text declares the row, not the whole tensor.
+  EXPECT_NE(b->result->text("c").text.find("float xc_pack"), std::string::npos);
+  EXPECT_NE(b->result->text("c").text.find("[203];"), std::string::npos) << b->result->text("c").text;
+  expect_matches_interpreter(*b, "layernorm");
+}
+
+TEST(RowFusion, SoftmaxIsOneParallelLoopWithRowBuffers) {
+  auto b = build(example("softmax.tc"), {{"N", 9}, {"D", 100}});
+  ASSERT_TRUE(b->result);
+  EXPECT_EQ(top_loops(*b->result), 1u) << b->result->text("c").text;
+  EXPECT_EQ(local_temporaries(*b->result), (std::vector<std::string>{"ex", "mx", "sm"}));
+  // Their full-size tensors are never allocated.
+  std::vector<std::string> kept = b->result->kernel->local_temporaries();
+  std::sort(kept.begin(), kept.end());
+  EXPECT_EQ(kept, (std::vector<std::string>{"ex", "mx", "sm"}));
+  auto inputs = random_inputs(*b->def, b->shapes, 3, {});
+  ASSERT_TRUE(inputs);
+  auto buffers = kernel_buffers(*b->def, b->shapes, *inputs, kept);
+  ASSERT_TRUE(buffers);
+  for (size_t t = 0; t < b->def->tensors.size(); ++t)
+    EXPECT_EQ((*buffers)[t].numel() == 0, b->def->tensors[t].role == TensorRole::Temporary) << b->def->tensors[t].name;
+  expect_matches_interpreter(*b, "softmax");
+}
+
+TEST(RowFusion, MinFusionKeepsThePassesAndTheFullTemporaries) {
+  auto b = build(example("layernorm.tc"), {{"N", 8}, {"D", 40}}, R"({"outerScheduleFusionStrategy": "Min"})");
+  ASSERT_TRUE(b->result);
+  EXPECT_GT(top_loops(*b->result), 1u);
+  EXPECT_TRUE(local_temporaries(*b->result).empty());
+  expect_matches_interpreter(*b, "layernorm, Min");
+}
+
+TEST(RowFusion, RowsThatReadOtherRowsAreNotFused) {
+  // Every row is divided by row 0's sum: the second loop must wait for all of the first.
+  auto b = build("def f(float(N,D) X) -> (Y) {\n  s(n) +=! X(n, d)\n  Y(n, d) = X(n, d) / s(0)\n}\n", {{"N", 16}, {"D", 33}});
+  ASSERT_TRUE(b->result);
+  EXPECT_EQ(top_loops(*b->result), 2u) << b->result->text("c").text;
+  EXPECT_TRUE(local_temporaries(*b->result).empty());
+  expect_matches_interpreter(*b, "row 0's sum");
+}
+
+TEST(RowFusion, ATemporaryReadBeforeItIsWrittenStaysFullSize) {
+  // `+=` without `!` adds to the zeros the temporary starts with: a stack buffer would not
+  // have them.
+  auto b = build("def f(float(N,D) X) -> (Y) {\n  t(n) += X(n, d)\n  Y(n, d) = X(n, d) - t(n)\n}\n", {{"N", 16}, {"D", 33}});
+  ASSERT_TRUE(b->result);
+  EXPECT_TRUE(local_temporaries(*b->result).empty()) << b->result->text("c").text;
+  expect_matches_interpreter(*b, "t += without !");
+}
+
+// Min and max along rows of every length around the vector width, with NaNs, infinities
+// and ties where the vector loop's parts meet: the interpreter's result, NaN included.
+TEST(VectorReduction, MinAndMaxMatchTheInterpreterWithNaNsAndEdges) {
+  const std::string text = "def f(float(N,D) X) -> (mx, mn) {\n  mx(n) max=! X(n, d)\n  mn(n) min=! X(n, d) * 2.0\n}\n";
+  for (int64_t d : {1, 3, 15, 16, 17, 63, 64, 65, 100, 129}) {
+    const int64_t rows = 12;
+    auto b = build(text, {{"N", rows}, {"D", d}});
+    ASSERT_TRUE(b->result);
+    Tensor x = *Tensor::zeros(ScalarType::Float32, {rows, d});
+    float* p = x.as<float>();
+    for (int64_t i = 0; i < rows * d; ++i) p[i] = float((i * 37) % 101) / 7.0f - 6.0f;
+    p[0 * d + d - 1] = NAN;                          // row 0: NaN in the last lane
+    p[1 * d + 0] = NAN;                              // row 1: NaN first
+    p[2 * d + d / 2] = INFINITY;                     // row 2: +inf in the middle
+    p[3 * d + d / 3] = -INFINITY;                    // row 3: -inf
+    for (int64_t j = 0; j < d; ++j) p[4 * d + j] = -INFINITY;  // row 4: all -inf
+    for (int64_t j = 0; j < d; ++j) p[5 * d + j] = 1.5f;       // row 5: all equal
+    p[6 * d + d - 1] = 1000.0f;                      // row 6: the largest last
+    p[7 * d + d - 1] = -1000.0f;                     // row 7: the smallest last
+    if (d > 1) p[8 * d + 1] = NAN, p[8 * d + d - 1] = INFINITY;  // row 8: NaN and +inf
+    expect_matches_interpreter(*b, {{"X", x}}, "D=" + std::to_string(d));
+    auto want = interpret(*b->def, b->shapes, {{"X", x}});
+    auto got = b->result->kernel->run({{"X", x}});
+    ASSERT_TRUE(want && got);
+    for (const char* out : {"mx", "mn"})
+      for (int64_t r = 0; r < rows; ++r) {
+        float w = want->at(out).as<float>()[r], g = got->at(out).as<float>()[r];
+        EXPECT_TRUE(std::isnan(w) ? std::isnan(g) : g == w) << out << "[" << r << "] with D=" << d << ": " << g << ", want " << w;
+      }
+  }
+}
+
+}  // namespace
+}  // namespace tcs
