@@ -1,5 +1,6 @@
 #include "export/Export.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -35,8 +36,9 @@ std::string layout_shape(const TensorLayout& l) {
   return s.empty() ? "(a scalar)" : s;
 }
 
+// `local`: the temporaries this build keeps in local buffers (PackSite::local).
 std::string header(const SemaDef& def, const KernelLayout& layout, const DefShapes& shapes, const std::string& source,
-                   const std::string& guard) {
+                   const std::string& guard, const std::vector<std::string>& local) {
   std::string h = "/* " + def.name + ": a tensor kernel exported by TC Studio from " + source + ".\n *\n";
   if (layout.symbolic) {
     h += " * Sizes are arguments; tiles were chosen for " + sizes_describe(def, shapes.sizes) + ". The function\n";
@@ -55,8 +57,10 @@ std::string header(const SemaDef& def, const KernelLayout& layout, const DefShap
   for (size_t t = 0; t < def.tensors.size(); ++t) {
     const SemaTensor& T = def.tensors[t];
     std::string symbolic = symbolic_shape(def, int(t)), shape = layout_shape(layout.tensors[t]);
+    bool unused = std::find(local.begin(), local.end(), T.name) != local.end();
     h += " *   " + T.name + "  " + role_word(T.role) + ", " + std::string(scalar_type_name(T.type)) + " " +
-         (symbolic.empty() || symbolic == shape ? "" : symbolic + " = ") + shape + "\n";
+         (symbolic.empty() || symbolic == shape ? "" : symbolic + " = ") + shape +
+         (unused ? "  (unused: this build keeps it in a local buffer; may be NULL)" : "") + "\n";
   }
   h += " */\n#ifndef " + guard + "\n#define " + guard + "\n\n#include <stdbool.h>\n#include <stdint.h>\n\n";
   h += "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
@@ -338,7 +342,10 @@ Expected<Bundle> export_bundle(const KernelSetup& setup, const MappingOptions& o
   KernelLayout layout = kernel_layout(def, setup.shapes, settings.symbolic_sizes);
   Bundle b;
   b.kernel = def.name;
-  b.files.push_back({def.name + ".h", header(def, layout, setup.shapes, source, guard)});
+  std::vector<std::string> local;
+  for (const PackSite& p : compiled->lowering.nest.packs)
+    if (p.local) local.push_back(p.name);
+  b.files.push_back({def.name + ".h", header(def, layout, setup.shapes, source, guard, local)});
   b.files.push_back({def.name + ".c", compiled->text("c").text});
   b.files.push_back({def.name + ".o", compiled->object});
   b.files.push_back({def.name + "_object.c", object_glue(def, settings.symbolic_sizes, compiled->object_builtins)});
