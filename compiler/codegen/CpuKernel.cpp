@@ -299,9 +299,7 @@ Expected<CpuCodegenResult> cpu_codegen(const CpuCodegenRequest& req) {
   auto impl = std::make_unique<CpuKernel::Impl>();
   impl->entry = sym->toPtr<int32_t (*)(void**, void*, const int64_t*)>();
   for (const std::string& p : req.def->size_params) impl->sizes.push_back(req.shapes->sizes.at(p));
-  for (const PackSite& p : req.nest->packs)
-    if (p.local && std::find(impl->local_temporaries.begin(), impl->local_temporaries.end(), p.name) == impl->local_temporaries.end())
-      impl->local_temporaries.push_back(p.name);
+  impl->local_temporaries = local_temporaries(*req.nest);
   impl->jit = std::move(*jit);
   result.kernel = std::make_shared<CpuKernel>(*req.def, *req.shapes, std::move(impl));
   result.timings.push_back({"jit", ms_since(t0)});

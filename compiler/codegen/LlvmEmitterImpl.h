@@ -3,8 +3,7 @@
 // LlvmEmitter.cpp (functions, loops, parallel outlining, memory), LlvmExpressions.cpp
 // (statements and scalar expressions), LlvmRegisterTile.cpp (the register-tile
 // micro-kernel), LlvmReduction.cpp (min and max reductions) and LlvmPack.cpp (packed
-// copies). Only these files include LLVM's IR
-// headers.
+// copies). Only these files include LLVM's IR headers.
 #include <functional>
 #include <optional>
 #include <string>
@@ -128,6 +127,8 @@ class Emitter {
 
   llvm::Value* read_offset_of(int t, const std::vector<llvm::Value*>& coords, Env& env);
   void emit_pack(const LoopNode& n, Env& env);
+  // The copy of a pack site's box into its buffer (not for a local site).
+  void copy_into_buffer(const LoopNode& n, Env& env);
 
   // ---- memory (LlvmEmitter.cpp) -------------------------------------------------------
 

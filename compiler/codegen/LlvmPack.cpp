@@ -1,7 +1,7 @@
 // Packing (cpu.pack) in LLVM IR: the local buffer, the copy of a tensor's box into it, and
-// the reads that go to the buffer below (a local temporary's writes too, with no copy). A copy that keeps the tensor's order is a plain
-// loop nest LLVM vectorises; a transposing one walks cache-line blocks and transposes each
-// full block in vector registers.
+// the reads that go to the buffer below (a local temporary's writes too, with no copy). A
+// copy that keeps the tensor's order is a plain loop nest LLVM vectorises; a transposing
+// one walks cache-line blocks and transposes each full block in vector registers.
 #include "codegen/LlvmEmitterImpl.h"
 
 namespace tcs::llvm_emit {
@@ -46,8 +46,6 @@ std::vector<llvm::Value*> transpose_in_registers(llvm::IRBuilder<>& B, std::vect
 
 void Emitter::emit_pack(const LoopNode& n, Env& env) {
   const PackSite& p = nest_.packs[size_t(n.pack)];
-  const TensorLayout& sh = layout_.tensors[size_t(p.tensor)];
-  std::vector<int64_t> pstrides = p.strides();
   int slot = int(def_.tensors.size()) + n.pack;
   llvm::Type* elem = mem_type(def_.tensors[size_t(p.tensor)].type);
   {  // the buffer: on the stack of the function running the loops (each thread its own)
@@ -57,13 +55,19 @@ void Emitter::emit_pack(const LoopNode& n, Env& env) {
     env.tensors[size_t(slot)] = buf;
   }
   locate(n, env);
-  if (p.local) {  // nothing to copy: the loops below write the buffer before reading it
-    int saved = pack_of_[size_t(p.tensor)];
-    pack_of_[size_t(p.tensor)] = n.pack;
-    emit_children(n.children, env);
-    pack_of_[size_t(p.tensor)] = saved;
-    return;
-  }
+  if (!p.local) copy_into_buffer(n, env);  // a local one: the loops below write it first
+  int saved = pack_of_[size_t(p.tensor)];
+  pack_of_[size_t(p.tensor)] = n.pack;
+  emit_children(n.children, env);
+  pack_of_[size_t(p.tensor)] = saved;
+}
+
+void Emitter::copy_into_buffer(const LoopNode& n, Env& env) {
+  const PackSite& p = nest_.packs[size_t(n.pack)];
+  const TensorLayout& sh = layout_.tensors[size_t(p.tensor)];
+  std::vector<int64_t> pstrides = p.strides();
+  int slot = int(def_.tensors.size()) + n.pack;
+  llvm::Type* elem = mem_type(def_.tensors[size_t(p.tensor)].type);
   std::vector<llvm::Value*> origin;
   for (const LExpr& o : p.offset) origin.push_back(as_int(lx(o, env)));
   // Copy the part of the box inside the tensor: j_d from max(0, min_d - origin_d) to
@@ -166,10 +170,6 @@ void Emitter::emit_pack(const LoopNode& n, Env& env) {
     };
     blocks(0);
   }
-  int saved = pack_of_[size_t(p.tensor)];
-  pack_of_[size_t(p.tensor)] = n.pack;
-  emit_children(n.children, env);
-  pack_of_[size_t(p.tensor)] = saved;
 }
 
 }  // namespace tcs::llvm_emit

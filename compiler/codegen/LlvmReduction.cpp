@@ -45,11 +45,15 @@ bool Emitter::emit_vector_reduction(const LoopNode& f, Env& env) {
   llvm::Value* identity = B.CreateVectorSplat(unsigned(lanes), llvm::ConstantFP::get(st, sem.identity_f));
   llvm::Value* lo = as_int(lx(f.init, env));
   llvm::Value* hi = as_int(lx(f.upper, env));
-  // The right-hand side as a vector of `lanes` iterations from `at`.
-  auto values_at = [&](llvm::Value* at) {
+  // The statement's index values at iteration `at`.
+  auto args_at = [&](llvm::Value* at) {
     env.iters[size_t(f.iter)] = at;
     env.stmt_args.clear();
     for (const LExpr& a : call.args) env.stmt_args.push_back(as_int(lx(a, env)));
+  };
+  // The right-hand side as a vector of `lanes` iterations from `at`.
+  auto values_at = [&](llvm::Value* at) {
+    args_at(at);
     return vexpr(rhs, env, lanes, dv);
   };
   // A loop from `start` taking `step` iterations a time while they all run, carrying the
@@ -137,9 +141,7 @@ bool Emitter::emit_vector_reduction(const LoopNode& f, Env& env) {
   v = B.CreateSelect(any_nan, llvm::ConstantFP::getNaN(st), B.CreateExtractElement(v, uint64_t(0)));
 
   // Into the left-hand element, as the statement would: old op result.
-  env.iters[size_t(f.iter)] = lo;
-  env.stmt_args.clear();
-  for (const LExpr& a : call.args) env.stmt_args.push_back(as_int(lx(a, env)));
+  args_at(lo);
   std::vector<llvm::Value*> lhs(env.stmt_args.begin(), env.stmt_args.begin() + stmt_->lhs_rank);
   int slot = read_slot(sem.lhs_tensor);
   llvm::Value* off = read_offset_of(sem.lhs_tensor, lhs, env);

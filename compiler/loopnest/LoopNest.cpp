@@ -1,5 +1,7 @@
 #include "loopnest/LoopNest.h"
 
+#include <algorithm>
+
 namespace tcs {
 
 std::string lexpr_to_string(const LExpr& e, const LoopNest& nest, const std::vector<int64_t>* param_values,
@@ -85,6 +87,13 @@ void print(const LoopNode& n, const LoopNest& nest, int depth, std::string& out)
 }
 
 }  // namespace
+
+std::vector<std::string> local_temporaries(const LoopNest& nest) {
+  std::vector<std::string> names;
+  for (const PackSite& p : nest.packs)
+    if (p.local && std::find(names.begin(), names.end(), p.name) == names.end()) names.push_back(p.name);
+  return names;
+}
 
 std::string loop_nest_to_string(const LoopNest& nest) {
   std::string out;

@@ -46,19 +46,23 @@ bool private_to_iteration(const PolyJob& job, int t, const isl::union_map& prefi
 
 // Places the mark for temporary `t` below the outermost marked band over all its
 // accesses whose iterations keep it apart; returns the node at `node`'s position.
-isl::schedule_node place(PolyJob& job, int t, const isl::union_map& accesses, isl::schedule_node node, bool& placed) {
+// `accessing`: the instances that access it.
+isl::schedule_node place(PolyJob& job, int t, const isl::union_map& accesses, const isl::union_set& accessing,
+                         isl::schedule_node node, bool& placed) {
   if (node.isa<isl::schedule_node_mark>() && node.child(0).isa<isl::schedule_node_band>() &&
       !band_mark_ids(mark_name(node)).empty()) {
-    if (!accesses.domain().is_subset(node_domain(node))) return node;  // some access is elsewhere
+    if (!accessing.is_subset(node_domain(node))) return node;  // some access is elsewhere
     isl::schedule_node inside = node.child(0).child(0);
     auto prefix = isl::manage(isl_schedule_node_get_prefix_schedule_union_map(inside.get()));
     if (private_to_iteration(job, t, prefix, accesses)) {
       placed = true;
-      job.packs.push_back({PackRequest{job.def.tensors[size_t(t)].name, 0, {}}, "the local copy of '" + job.def.tensors[size_t(t)].name + "'", nullptr, true});
+      const std::string& name = job.def.tensors[size_t(t)].name;
+      job.packs.push_back({PackRequest{name, 0, {}}, "the local copy of '" + name + "'", nullptr, true});
       return insert_named_mark(inside, "pack" + std::to_string(job.packs.size() - 1)).parent().parent();
     }
   }
-  for (unsigned i = 0, n = node.n_children(); i < n && !placed; ++i) node = place(job, t, accesses, node.child(int(i)), placed).parent();
+  for (unsigned i = 0, n = node.n_children(); i < n && !placed; ++i)
+    node = place(job, t, accesses, accessing, node.child(int(i)), placed).parent();
   return node;
 }
 
@@ -72,7 +76,8 @@ void localize_temporaries(PolyJob& job) {
     isl::union_map reads = accesses_of(job.reads, name), writes = accesses_of(job.writes, name);
     if (writes.is_empty() || !written_before_read(job, reads, writes)) continue;
     bool placed = false;
-    job.schedule = place(job, int(t), reads.unite(writes), job.schedule.root(), placed).schedule();
+    isl::union_map accesses = reads.unite(writes);
+    job.schedule = place(job, int(t), accesses, accesses.domain(), job.schedule.root(), placed).schedule();
   }
 }
 

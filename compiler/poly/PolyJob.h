@@ -79,8 +79,9 @@ struct PolyJob {
   PolyModelInfo info;
 
   // Every pack request in force, numbered as the "pack<k>" marks name them: the kernel's
-  // cpu.pack and each statement's own list, then the temporaries kept local; `owner` is the options (options_for) whose
-  // loops it applies to, `field` how messages name it ("statements.S2.cpu.pack[0]").
+  // cpu.pack and each statement's own list, then the temporaries kept local; `owner` is
+  // the options (options_for) whose loops it applies to, `field` how messages name it
+  // ("statements.S2.cpu.pack[0]").
   struct Pack {
     PackRequest request;
     std::string field;

@@ -80,9 +80,7 @@ size_t top_loops(const CompileResult& r) {
   return n;
 }
 std::vector<std::string> local_temporaries(const CompileResult& r) {
-  std::vector<std::string> names;
-  for (const PackSite& p : r.lowering.nest.packs)
-    if (p.local) names.push_back(p.name);
+  std::vector<std::string> names = local_temporaries(r.lowering.nest);
   std::sort(names.begin(), names.end());
   return names;
 }
