@@ -12,5 +12,6 @@ int command_compile(const std::vector<std::string>& args);
 int command_run(const std::vector<std::string>& args);
 int command_options(const std::vector<std::string>& args);
 int command_export(const std::vector<std::string>& args);
+int command_cache(const std::vector<std::string>& args);
 
 }  // namespace tcs::cli

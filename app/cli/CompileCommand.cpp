@@ -8,7 +8,8 @@
 namespace tcs::cli {
 
 static const char* kCompileHelp = R"(usage: tcstudio-cli compile FILE.tc [--entry NAME] [--size NAME=INT ...]
-                           [--options FILE.json | --preset NAME] [--target cpu]
+                           [--options FILE.json | --preset NAME | --best [--db PATH]]
+                           [--target cpu]
                            [--emit options|model|schedule|ast|c|llvm|asm] [--dump-after PASS]
                            [--symbolic-sizes] [--time-passes]
 
@@ -17,6 +18,9 @@ prints one intermediate form.
 
   --options FILE.json  mapping options (see docs/OPTIONS.md); --preset NAME picks a preset:
                        naive, default, contraction, reduction, elementwise
+  --best               the tuned options of this kernel and sizes on this machine from the
+                       tuning cache (--db PATH, default ~/.local/share/tcstudio/cache.sqlite);
+                       says on stderr which record it used, or that it used the default
   --emit WHAT          options: the mapping options as JSON (what a preset chose for
                        these sizes; a starting point for --options); model: domains,
                        accesses and dependences; schedule: the final schedule tree; ast:
@@ -37,6 +41,8 @@ int command_compile(const std::vector<std::string>& argv) {
                                {"input", true, true},
                                {"options", true},
                                {"preset", true},
+                               {"best", false},
+                               {"db", true},
                                {"target", true},
                                {"emit", true},
                                {"dump-after", true},

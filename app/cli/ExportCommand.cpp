@@ -8,7 +8,8 @@
 namespace tcs::cli {
 
 static const char* kExportHelp = R"(usage: tcstudio-cli export FILE.tc [--entry NAME] [--size NAME=INT ...]
-                          [--options FILE.json | --preset NAME] --out DIR [--cpu NAME]
+                          [--options FILE.json | --preset NAME | --best [--db PATH]]
+                          --out DIR [--cpu NAME]
                           [--symbolic-sizes]
 
 Writes a kernel as a bundle for your own C or C++ project into DIR: NAME.h (the C
@@ -18,6 +19,8 @@ a CMakeLists.txt that builds a static library NAME from either, example.c (runs 
 unless --symbolic-sizes leaves them as arguments.
 
   --out DIR          the bundle's folder (created if missing)
+  --best             the tuned options from the tuning cache (--db PATH, default
+                     ~/.local/share/tcstudio/cache.sqlite), or the default with a note
   --cpu NAME         the CPU NAME.o is compiled for: host (default), or an LLVM CPU name
                      such as x86-64-v3, skylake-avx512, znver4
   --symbolic-sizes   NAME takes the sizes as arguments and runs on any sizes the kernel
@@ -31,6 +34,8 @@ int command_export(const std::vector<std::string>& argv) {
                                {"size", true, true},
                                {"options", true},
                                {"preset", true},
+                               {"best", false},
+                               {"db", true},
                                {"out", true},
                                {"cpu", true},
                                {"symbolic-sizes", false}},

@@ -8,6 +8,7 @@
 
 #include "lang/Diagnostic.h"
 #include "runtime/Npy.h"
+#include "tuner/BestOptions.h"
 
 namespace tcs::cli {
 
@@ -87,12 +88,26 @@ std::variant<CliKernel, int> kernel_setup(const ParsedArgs& args, const char* co
   return k;
 }
 
+std::string cache_path_from_args(const ParsedArgs& args) {
+  auto db = args.get("db");
+  return db && !db->empty() ? *db : tuner::default_cache_path();
+}
+
 std::variant<MappingOptions, int> mapping_options_from_args(const ParsedArgs& args, const KernelSetup& k) {
   auto file = args.get("options");
   auto preset = args.get("preset");
-  if (file && preset) {
-    std::cerr << "error: give --options or --preset, not both\n";
+  if (int(file.has_value()) + int(preset.has_value()) + int(args.has("best")) > 1) {
+    std::cerr << "error: give one of --options, --preset and --best\n";
     return kUserError;
+  }
+  if (args.has("best")) {
+    auto best = tuner::best_options(cache_path_from_args(args), k);
+    if (!best) {
+      std::cerr << "error: " << best.error() << "\n";
+      return kUserError;
+    }
+    std::cerr << "note: " << best->note << "\n";
+    return best->options;
   }
   OptionsChoice choice;
   choice.preset = preset.value_or("default");

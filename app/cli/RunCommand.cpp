@@ -19,7 +19,8 @@ namespace tcs::cli {
 
 static const char* kRunHelp = R"(usage: tcstudio-cli run FILE.tc [--entry NAME] [--size NAME=INT ...]
                        [--input NAME=FILE.npy ...] [--random[=SEED]]
-                       [--target cpu|interp] [--options FILE.json | --preset NAME]
+                       [--target cpu|interp]
+                       [--options FILE.json | --preset NAME | --best [--db PATH]]
                        [--check] [--repeat N [--cold]] [--threads N]
                        [--output NAME=FILE.npy ...] [--json]
 
@@ -31,6 +32,10 @@ Runs a def: compiled for this CPU (the default), or with the reference interpret
                           [-1, 1), integer tensors used as subscripts within bounds
   --target cpu|interp     the compiled kernel (default) or the reference interpreter
   --options, --preset     mapping options for the compiled kernel (default preset: default)
+  --best                  the tuned options of this kernel and sizes on this machine from
+                          the tuning cache (--db PATH, default ~/.local/share/tcstudio/
+                          cache.sqlite); says on stderr which record it used, or that it
+                          used the default preset
   --check                 also run the interpreter on the same inputs and compare every
                           output (error bound per element type; NaN passes only where the
                           interpreter has NaN too); prints
@@ -95,6 +100,8 @@ int command_run(const std::vector<std::string>& argv) {
                                {"target", true},
                                {"options", true},
                                {"preset", true},
+                               {"best", false},
+                               {"db", true},
                                {"check", false},
                                {"repeat", true},
                                {"threads", true},

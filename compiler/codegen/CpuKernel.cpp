@@ -1,6 +1,7 @@
 // Optimisation (the O3 pipeline for the host CPU), assembly printing and ORC LLJIT.
 #include "codegen/CpuKernel.h"
 
+#include <llvm/Config/llvm-config.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
@@ -21,8 +22,10 @@
 #include <llvm/Target/TargetOptions.h>
 #include <llvm/Transforms/Utils/Cloning.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <fstream>
 #include <mutex>
 #include <sstream>
 #include <thread>
@@ -304,6 +307,34 @@ Expected<CpuCodegenResult> cpu_codegen(const CpuCodegenRequest& req) {
   result.kernel = std::make_shared<CpuKernel>(*req.def, *req.shapes, std::move(impl));
   result.timings.push_back({"jit", ms_since(t0)});
   return result;
+}
+
+TargetIdentity cpu_host_identity() {
+  std::string model;
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  for (std::string line; model.empty() && std::getline(cpuinfo, line);)
+    if (line.rfind("model name", 0) == 0 && line.find(':') != std::string::npos) {
+      model = line.substr(line.find(':') + 1);
+      model.erase(0, model.find_first_not_of(" \t"));
+    }
+  if (model.empty()) model = "unknown processor";
+  std::vector<std::string> features;
+  for (const auto& [feature, on] : llvm::sys::getHostCPUFeatures())
+    if (on) features.push_back(feature.str());
+  std::sort(features.begin(), features.end());
+  std::string cpu = llvm::sys::getHostCPUName().str();
+  int cores = int(std::max(1u, std::thread::hardware_concurrency()));
+  bool avx512 = std::find(features.begin(), features.end(), "avx512f") != features.end();
+  bool avx2 = std::find(features.begin(), features.end(), "avx2") != features.end();
+
+  TargetIdentity id;
+  id.target = "cpu";
+  id.description = model + " (" + cpu + (avx512 ? ", AVX-512" : avx2 ? ", AVX2" : "") + "), " + std::to_string(cores) +
+                   (cores == 1 ? " core" : " cores") + ", LLVM " + LLVM_VERSION_STRING;
+  id.fingerprint = "cpu;model=" + model + ";llvm-cpu=" + cpu + ";cores=" + std::to_string(cores) + ";llvm=" + LLVM_VERSION_STRING +
+                   ";features=";
+  for (size_t i = 0; i < features.size(); ++i) id.fingerprint += (i ? "," : "") + features[i];
+  return id;
 }
 
 }  // namespace tcs

@@ -13,6 +13,7 @@
 #include "loopnest/LoopNest.h"
 #include "runtime/Interpreter.h"
 #include "support/Expected.h"
+#include "targets/TargetIdentity.h"
 
 namespace tcs {
 
@@ -70,5 +71,9 @@ struct CpuCodegenResult {
 };
 
 Expected<CpuCodegenResult> cpu_codegen(const CpuCodegenRequest& request);
+
+// This machine as the CPU target sees it: the processor, the LLVM CPU name and features
+// the JIT compiles for, the cores, LLVM's version.
+TargetIdentity cpu_host_identity();
 
 }  // namespace tcs

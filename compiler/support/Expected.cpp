@@ -10,6 +10,7 @@ std::string_view error_kind_name(ErrorKind kind) {
     case ErrorKind::InputFile: return "input file";
     case ErrorKind::Cancelled: return "cancelled";
     case ErrorKind::RuntimeFault: return "runtime fault";
+    case ErrorKind::Cache: return "cache";
     case ErrorKind::Internal: return "internal";
   }
   return "internal";

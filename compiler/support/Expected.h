@@ -19,10 +19,11 @@ enum class ErrorKind {
   InputFile,     // a file the user named: missing, unreadable, malformed (.tc, .npy, .json)
   Cancelled,     // a newer job superseded this one
   RuntimeFault,  // a kernel ran and failed: data-dependent subscript, division by zero
+  Cache,         // a tuning cache file: corrupt, locked, read-only, newer or not ours
   Internal,      // our own bug or a broken toolchain (LLVM, isl): not the user's input
 };
 
-// "source", "sizes", "options", "input file", "cancelled", "runtime fault", "internal".
+// "source", "sizes", "options", "input file", "cancelled", "runtime fault", "cache", "internal".
 std::string_view error_kind_name(ErrorKind kind);
 
 struct Error {

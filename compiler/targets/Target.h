@@ -14,6 +14,7 @@
 #include "kernel/Kernel.h"
 #include "loopnest/LoopNest.h"
 #include "poly/Passes.h"
+#include "targets/TargetIdentity.h"
 
 namespace tcs {
 
@@ -49,6 +50,8 @@ struct Target {
   std::vector<std::string> text_kinds;  // what it can emit, in the order views show them
   std::vector<MappingPass> mapping_passes;
   std::function<Expected<CodegenOutput>(const CodegenInput&)> generate;
+  // The machine this target would run on here, for the tuning cache's keys.
+  std::function<TargetIdentity()> identify;
 };
 
 // The registered targets, in a stable order.

@@ -118,5 +118,20 @@ expect 2 '--target takes cpu or interp' -- run "$examples/matmul.tc" --random --
 expect 2 '--threads takes a count' -- run "$examples/matmul.tc" --random --threads 0
 expect 1 'need .* bytes .* more than this machine' -- run "$examples/matmul.tc" --size M=1000000 --size N=1000000 --size K=1000000 --random
 
+# the tuning cache: lookups say what they used and never create or damage a file
+export XDG_DATA_HOME="$work/xdg"
+expect 0 'no tuning cache at .*/xdg/tcstudio/cache.sqlite yet' -- cache list
+expect 0 'no tuned entry for .matmul. \(M=64 K=128 N=96\) on this machine .*; using the default preset' -- \
+  run "$examples/matmul.tc" --random --best
+expect 1 'no tuned entry' -- cache best "$examples/matmul.tc"
+expect 1 'give one of --options, --preset and --best' -- compile "$examples/matmul.tc" --best --preset naive
+[ ! -e "$work/xdg" ] || { echo "FAIL: a lookup created the cache"; failed=$((failed + 1)); }
+printf 'not a database at all' >"$work/notes.sqlite"
+expect 1 'notes.sqlite is not a TC Studio tuning cache .*left as it is' -- cache list --db "$work/notes.sqlite"
+expect 1 'notes.sqlite is not a TC Studio tuning cache' -- run "$examples/matmul.tc" --random --best --db "$work/notes.sqlite"
+grep -q '^not a database at all$' "$work/notes.sqlite" || { echo "FAIL: a foreign file was changed"; failed=$((failed + 1)); }
+expect 2 "unknown subcommand 'frob'" -- cache frob
+expect 1 'no tuning cache at' -- cache show abc --db "$work/none.sqlite"
+
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

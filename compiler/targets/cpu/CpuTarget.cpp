@@ -50,6 +50,7 @@ Target cpu_target() {
   t.text_kinds = {"c", "llvm", "asm"};
   t.mapping_passes = {{"cpu-marks", &poly::mark_cpu_loops}, {"pack", &poly::pack_tensors}, {"local", &poly::localize_temporaries}};
   t.generate = generate;
+  t.identify = cpu_host_identity;
   return t;
 }
 

@@ -1,0 +1,26 @@
+#pragma once
+// "Use the tuned options": the one lookup the CLI's --best, the IDE and the exporter
+// share. It always says what it did, in one sentence a face shows as it is: which
+// record it found, or that there is none and the default is used (never a silent
+// fallback, the complaint TVM's users have most).
+#include <optional>
+#include <string>
+
+#include "kernel/KernelSetup.h"
+#include "options/MappingOptions.h"
+#include "support/Expected.h"
+#include "tuner/Cache.h"
+
+namespace tcs::tuner {
+
+struct BestOptions {
+  std::optional<BestRecord> record;  // none: nothing tuned for this kernel, sizes and machine
+  MappingOptions options;            // the record's options, or the default preset's
+  std::string note;                  // what was used and why
+};
+
+// Looks up `kernel` for target `target` ("cpu") on this machine in the cache at `path`.
+// A missing file is "nothing tuned"; a file that cannot be read is an error (Cache).
+Expected<BestOptions> best_options(const std::string& path, const KernelSetup& kernel, const std::string& target = "cpu");
+
+}  // namespace tcs::tuner
