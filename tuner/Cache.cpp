@@ -380,6 +380,20 @@ Expected<std::set<std::string>> TuningCache::measured_options(const Workload& w,
   });
 }
 
+Expected<std::vector<std::pair<std::string, double>>> TuningCache::fastest(const Workload& w, const TargetIdentity& t, int k) {
+  return guarded([&] {
+    Statement s(db_->handle(),
+                "SELECT c.options, min(m.median_ms) AS best FROM candidates c JOIN measurements m ON m.candidate_id = c.candidate_id"
+                " JOIN workloads w ON w.workload_id = c.workload_id JOIN targets t ON t.target_id = c.target_id"
+                " WHERE w.canonical = ?1 AND t.fingerprint = ?2 AND m.status = 'ok'"
+                " GROUP BY c.candidate_id ORDER BY best, c.candidate_id LIMIT ?3");
+    s.bind(1, w.canonical).bind(2, t.fingerprint).bind(3, int64_t(k));
+    std::vector<std::pair<std::string, double>> out;
+    while (s.step()) out.emplace_back(s.text(0), s.real(1));
+    return out;
+  });
+}
+
 namespace {
 
 // The columns of a workload row, in this order, for every query that lists them.

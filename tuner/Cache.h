@@ -122,6 +122,9 @@ class TuningCache {
   Expected<std::optional<BestRecord>> best(const Workload& w, const TargetIdentity& t);
   // Canonical options already measured (any outcome): a resumed search skips them.
   Expected<std::set<std::string>> measured_options(const Workload& w, const TargetIdentity& t);
+  // The k fastest measured candidates (options, best Ok median), fastest first: what
+  // seeds each round of the search and what is re-measured before a winner is declared.
+  Expected<std::vector<std::pair<std::string, double>>> fastest(const Workload& w, const TargetIdentity& t, int k);
   Expected<std::vector<WorkloadSummary>> list();
   // `key`: a workload key or a unique prefix of one; one detail per target it was tuned
   // for. Errors name the matching keys when the prefix is ambiguous.

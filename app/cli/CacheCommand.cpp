@@ -5,6 +5,7 @@
 
 #include "cli/Commands.h"
 #include "cli/KernelSetup.h"
+#include "options/OptionsSchema.h"
 #include "support/Json.h"
 #include "tuner/BestOptions.h"
 #include "tuner/Cache.h"
@@ -41,20 +42,19 @@ std::string number(double v, const char* format = "%.4g") {
   return buf;
 }
 
-// Pretty JSON on one line, for tables.
-std::string one_line(const std::string& text) {
+// Options as the fields that differ from the defaults: "tile=[32, 32] unroll=4".
+std::string options_brief(const std::string& json) {
+  auto o = mapping_options_read_json(json);
+  if (!o) return json;
+  MappingOptions defaults;
   std::string out;
-  bool space = false;
-  for (char c : text) {
-    if (c == '\n' || c == ' ') {
-      space = true;
-      continue;
-    }
-    if (space && !out.empty() && out.back() != '{' && out.back() != '[' && c != '}' && c != ']') out += ' ';
-    space = false;
-    out += c;
+  for (const OptionField& f : option_fields()) {
+    std::string v = option_get(*o, f);
+    if (v != option_get(defaults, f)) out += (out.empty() ? "" : " ") + f.name + "=" + v;
   }
-  return out;
+  for (const StatementOptions& st : o->statements)
+    for (const auto& [name, v] : st.fields) out += " " + st.statement + "." + name + "=" + v;
+  return out.empty() ? "(all defaults)" : out;
 }
 
 void summary_json(JsonWriter& w, const tuner::WorkloadSummary& s) {
@@ -173,9 +173,9 @@ int show(tuner::TuningCache& cache, const std::string& key, int top, bool as_jso
       if (c.median_ms)
         std::cout << "  " << rank << ". " << number(*c.median_ms) << " ms  "
                   << number(s.workload.flops / (*c.median_ms * 1e6), "%.1f") << " GFLOP/s  " << c.origin << "  "
-                  << one_line(c.options_json) << "\n";
+                  << options_brief(c.options_json) << "\n";
       else
-        std::cout << "  " << rank << ". " << c.last_status << ": " << c.last_message << "  " << one_line(c.options_json) << "\n";
+        std::cout << "  " << rank << ". " << c.last_status << ": " << c.last_message << "  " << options_brief(c.options_json) << "\n";
     }
   }
   return kSuccess;

@@ -13,5 +13,7 @@ int command_run(const std::vector<std::string>& args);
 int command_options(const std::vector<std::string>& args);
 int command_export(const std::vector<std::string>& args);
 int command_cache(const std::vector<std::string>& args);
+int command_tune(const std::vector<std::string>& args);
+int command_worker(const std::vector<std::string>& args);
 
 }  // namespace tcs::cli

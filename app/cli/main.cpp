@@ -20,6 +20,7 @@ Commands:
   run FILE.tc       run a kernel, compiled for the CPU or with the reference interpreter
   export FILE.tc    write a kernel as a bundle for your own C/C++ project (.h, .c, .o, CMake)
   options           list the mapping options: allowed values, defaults, meanings
+  tune FILE.tc      search for the fastest mapping options, keeping every measurement
   cache             list, show, export and import what the tuner measured (the tuning cache)
 
 Run 'tcstudio-cli COMMAND --help' for the options of a command.
@@ -51,6 +52,8 @@ int main(int argc, char** argv) {
     if (cmd == "options") return command_options(rest);
     if (cmd == "export") return command_export(rest);
     if (cmd == "cache") return command_cache(rest);
+    if (cmd == "tune") return command_tune(rest);
+    if (cmd == "worker") return command_worker(rest);
   } catch (const std::bad_alloc&) {
     std::cerr << "error: out of memory\n";
     return kUserError;

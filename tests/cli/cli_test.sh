@@ -133,5 +133,29 @@ grep -q '^not a database at all$' "$work/notes.sqlite" || { echo "FAIL: a foreig
 expect 2 "unknown subcommand 'frob'" -- cache frob
 expect 1 'no tuning cache at' -- cache show abc --db "$work/none.sqlite"
 
+# tune, then use and share what it found
+db="$work/tuned.sqlite"
+expect 0 'session 1 of matmul .*: 6 trials .*stopped: trial budget' -- \
+  tune "$examples/matmul.tc" --size M=24 --size K=16 --size N=20 --trials 6 --batch 3 --threads 1 --db "$db"
+expect 0 'session 2 .*6 measured before' -- \
+  tune "$examples/matmul.tc" --size M=24 --size K=16 --size N=20 --trials 3 --batch 3 --threads 1 --db "$db"
+expect 0 '"trials":2,.*"best_ms":' -- \
+  tune "$examples/matmul.tc" --size M=24 --size K=16 --size N=20 --trials 2 --batch 2 --threads 1 --db "$db" --json
+expect 0 '^[0-9a-f]{16}  matmul +M=24 K=16 N=20 +11 ' -- cache list --db "$db"
+key=$("$cli" cache list --db "$db" --json | grep -oE '"key":"[0-9a-f]{16}"' | head -1 | cut -d'"' -f4)
+expect 0 'fastest candidates' -- cache show "${key:0:5}" --db "$db"
+expect 0 'using tuned options for .matmul. \(M=24 K=16 N=20\)' -- \
+  run "$examples/matmul.tc" --size M=24 --size K=16 --size N=20 --random --check --best --db "$db"
+expect 0 '"tile"' -- cache best "$examples/matmul.tc" --size M=24 --size K=16 --size N=20 --db "$db"
+expect 1 'no tuned entry for .matmul. \(M=25' -- cache best "$examples/matmul.tc" --size M=25 --size K=16 --size N=20 --db "$db"
+expect 0 'exported 11 candidates' -- cache export --db "$db" --output "$work/shared.jsonl"
+expect 0 'shared.jsonl: 11 lines, 11 new candidates, 11 new measurements, 0 already present' -- \
+  cache import "$work/shared.jsonl" --db "$work/merged.sqlite"
+expect 0 'shared.jsonl: 11 lines, 0 new candidates, 0 new measurements, 11 already present' -- \
+  cache import "$work/shared.jsonl" --db "$work/merged.sqlite"
+expect 0 'vacuumed' -- cache vacuum --db "$work/merged.sqlite"
+expect 2 '--trials takes a whole number' -- tune "$examples/matmul.tc" --trials 0 --db "$db"
+expect 1 'notes.sqlite is not a TC Studio tuning cache' -- tune "$examples/matmul.tc" --db "$work/notes.sqlite"
+
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,0 +1,187 @@
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <charconv>
+#include <cstdio>
+#include <iostream>
+
+#include "cli/Commands.h"
+#include "cli/KernelSetup.h"
+#include "support/Json.h"
+#include "tuner/Tuner.h"
+#include "tuner/Worker.h"
+#include "tuner/WorkerProcess.h"
+
+#ifndef TCS_VERSION
+#define TCS_VERSION "0.0.0"
+#endif
+
+namespace tcs::cli {
+
+static const char* kTuneHelp = R"(usage: tcstudio-cli tune FILE.tc [--entry NAME] [--size NAME=INT ...] [--db PATH]
+                        [--trials N] [--time-limit SEC] [--seed S] [--batch N]
+                        [--threads N] [--timeout SEC] [--json]
+
+Searches mapping options for a kernel at its sizes on this machine and keeps every
+measurement in the tuning cache (--db PATH, default ~/.local/share/tcstudio/cache.sqlite).
+Candidates run in a child process: one that crashes, hangs or computes a wrong result
+costs one trial. Tuning the same kernel again resumes: nothing measured is measured
+twice. Ctrl-C stops after the current candidate and keeps everything measured.
+
+  --trials N        new measurements in this session (default 200)
+  --time-limit SEC  wall time of the session (default 600)
+  --seed S          the search's seed (default 0; recorded with the session)
+  --batch N         candidates per round, stored together (default 16)
+  --threads N       threads of each candidate (default: all cores)
+  --timeout SEC     per candidate: compile, check and time (default 20)
+  --json            the result as JSON on stdout instead of the summary
+Then: tcstudio-cli run FILE.tc --best (and compile, export) use the winner.
+)";
+
+namespace {
+
+std::atomic<bool> g_cancel{false};
+
+void on_interrupt(int) { g_cancel = true; }
+
+std::string clock_text(double s) {
+  int t = int(s + 0.5);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%d:%02d", t / 60, t % 60);
+  return buf;
+}
+
+std::string progress_text(const tuner::TuneProgress& p, int budget) {
+  char buf[256];
+  std::string best = p.best_ms ? std::to_string(*p.best_ms).substr(0, 7) + " ms (" + std::to_string(int(p.best_gflops + 0.5)) + " GFLOP/s)"
+                               : std::string("-");
+  std::snprintf(buf, sizeof buf, "%d/%d trials, %d failed, best %s, %s elapsed, ETA %s", p.trials, budget, p.failures,
+                best.c_str(), clock_text(p.elapsed_s).c_str(), clock_text(p.eta_s).c_str());
+  return buf;
+}
+
+template <class T>
+bool parse_number(const std::string& s, T& out) {
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+  return ec == std::errc() && p == s.data() + s.size();
+}
+
+}  // namespace
+
+int command_worker(const std::vector<std::string>& argv) {
+  int memory_mb = 0;
+  if (argv.size() == 2 && argv[0] == "--memory-mb" && parse_number(argv[1], memory_mb)) return tuner::worker_main(memory_mb);
+  if (!argv.empty()) {
+    std::cerr << "usage: tcstudio-cli worker [--memory-mb N]   (the tuner's measuring process: JSON lines on stdin)\n";
+    return kUsageError;
+  }
+  return tuner::worker_main(0);
+}
+
+int command_tune(const std::vector<std::string>& argv) {
+  auto parsed = parse_command(argv,
+                              {{"entry", true},
+                               {"size", true, true},
+                               {"db", true},
+                               {"trials", true},
+                               {"time-limit", true},
+                               {"seed", true},
+                               {"batch", true},
+                               {"threads", true},
+                               {"timeout", true},
+                               {"json", false}},
+                              "tune", kTuneHelp);
+  if (auto* code = std::get_if<int>(&parsed)) return *code;
+  const ParsedArgs& args = std::get<ParsedArgs>(parsed);
+  tuner::TuneSettings s;
+  auto integer = [&](const char* name, int& out, int lo, int hi) {
+    auto v = args.get(name);
+    if (!v) return true;
+    if (parse_number(*v, out) && out >= lo && out <= hi) return true;
+    std::cerr << "tcstudio-cli tune: --" << name << " takes a whole number from " << lo << " to " << hi << ", not '" << *v << "'\n";
+    return false;
+  };
+  int time_limit = 600, timeout = 20;
+  if (!integer("trials", s.trials, 1, 1000000) || !integer("time-limit", time_limit, 1, 7 * 24 * 3600) ||
+      !integer("batch", s.batch, 1, 1024) || !integer("threads", s.threads, 1, 1024) || !integer("timeout", timeout, 1, 3600))
+    return kUsageError;
+  s.time_limit_s = time_limit;
+  s.timeout_s = timeout;
+  if (auto v = args.get("seed"); v && !parse_number(*v, s.seed)) {
+    std::cerr << "tcstudio-cli tune: --seed takes an unsigned integer, not '" << *v << "'\n";
+    return kUsageError;
+  }
+  auto setup = kernel_setup(args, "tune");
+  if (auto* code = std::get_if<int>(&setup)) return *code;
+  CliKernel& k = std::get<CliKernel>(setup);
+  std::string path = cache_path_from_args(args);
+  auto cache = tuner::TuningCache::open(path);
+  if (!cache) {
+    std::cerr << "error: " << cache.error() << "\n";
+    return kUserError;
+  }
+  s.worker_command = {tuner::own_executable(), "worker"};
+  s.app_version = TCS_VERSION;
+
+  bool tty = ::isatty(STDERR_FILENO);
+  std::cerr << "tuning " << k.def->name << " (" << tuner::workload_of(k).sizes << ") into " << path << "\n";
+  auto on_progress = [&](const tuner::TuneProgress& p) {
+    if (tty) {
+      int width = 24, filled = int(width * double(p.trials) / s.trials);
+      std::cerr << "\r[" << std::string(size_t(filled), '#') << std::string(size_t(width - filled), '.') << "] "
+                << progress_text(p, s.trials) << "   " << std::flush;
+    } else if (p.trials % s.batch == 0) {
+      std::cerr << "round " << p.round << ": " << progress_text(p, s.trials) << "\n";
+    }
+  };
+  g_cancel = false;
+  struct sigaction sa {}, old_int {}, old_term {};
+  sa.sa_handler = on_interrupt;
+  ::sigaction(SIGINT, &sa, &old_int);
+  ::sigaction(SIGTERM, &sa, &old_term);
+  auto result = tuner::tune(**cache, k, s, on_progress, &g_cancel);
+  ::sigaction(SIGINT, &old_int, nullptr);
+  ::sigaction(SIGTERM, &old_term, nullptr);
+  if (tty) std::cerr << "\n";
+  if (!result) {
+    std::cerr << "error: " << result.error() << "\n";
+    return kUserError;
+  }
+  const tuner::TuneProgress& p = result->progress;
+  tuner::Workload w = tuner::workload_of(k);
+  if (args.has("json")) {
+    JsonWriter j;
+    j.begin_object();
+    j.field("key", w.key);
+    j.field("entry", w.entry);
+    j.field("sizes", w.sizes);
+    j.field("session", result->session);
+    j.field("trials", p.trials);
+    j.field("failures", p.failures);
+    j.field("rejected", p.rejected);
+    j.field("already_measured", p.known);
+    j.field("stopped", result->stopped_because);
+    j.field("elapsed_s", p.elapsed_s);
+    if (result->best) {
+      j.field("best_ms", result->best->median_ms);
+      j.field("best_gflops", result->best->gflops);
+      j.field("options", result->best->options_json);
+    }
+    j.end_object();
+    std::cout << j.str() << "\n";
+  } else {
+    std::cout << "session " << result->session << " of " << w.entry << " (key " << w.key << "): " << p.trials << " trials ("
+              << p.failures << " failed, " << p.known << " measured before), stopped: " << result->stopped_because << ", "
+              << clock_text(p.elapsed_s) << "\n";
+    if (result->best)
+      std::cout << "best " << result->best->median_ms << " ms, " << result->best->gflops << " GFLOP/s over "
+                << result->best->verified_repeats << " runs; use it with: tcstudio-cli run " << args.positional[0]
+                << " --best\n";
+    else
+      std::cout << "no candidate ran correctly; see 'tcstudio-cli cache show " << w.key << "'\n";
+  }
+  return kSuccess;
+}
+
+}  // namespace tcs::cli

@@ -1,0 +1,50 @@
+// The measuring worker with faults injected, for tuner_test only: by job number within a
+// session, a candidate crashes (2), hangs (3), computes a wrong result (4, 9) or runs as
+// it should (every other). The product's worker (`tcstudio-cli worker`) has no hooks.
+#include <signal.h>
+#include <unistd.h>
+
+#include "tuner/Worker.h"
+
+namespace {
+
+using namespace tcs;
+
+class FaultyKernel final : public Kernel {
+ public:
+  FaultyKernel(std::shared_ptr<Kernel> inner, int64_t job)
+      : Kernel(inner->def(), inner->shapes()), inner_(std::move(inner)), job_(job) {}
+  std::string_view target() const override { return inner_->target(); }
+  void set_threads(int t) override { inner_->set_threads(t); }
+  int threads() const override { return inner_->threads(); }
+  std::vector<std::string> local_temporaries() const override { return inner_->local_temporaries(); }
+  Status run_buffers(std::vector<Tensor>& buffers) const override {
+    if (job_ == 2) ::raise(SIGSEGV);
+    if (job_ == 3)
+      for (;;) ::pause();
+    Status s = inner_->run_buffers(buffers);
+    if (s && (job_ == 4 || job_ == 9)) {
+      const SemaDef& d = def();
+      for (size_t t = 0; t < d.tensors.size(); ++t)
+        if (d.tensors[t].role == TensorRole::Output && buffers[t].numel() > 0) {
+          buffers[t].set_from_double(0, buffers[t].get_as_double(0) + 1.0);
+          break;
+        }
+    }
+    return s;
+  }
+
+ private:
+  std::shared_ptr<Kernel> inner_;
+  int64_t job_;
+};
+
+}  // namespace
+
+int main() {
+  tcs::tuner::WorkerHooks hooks;
+  hooks.wrap_kernel = [](std::shared_ptr<Kernel> k, const tcs::tuner::MeasureJob& job) -> std::shared_ptr<Kernel> {
+    return std::make_shared<FaultyKernel>(std::move(k), job.id);
+  };
+  return tcs::tuner::worker_main(0, hooks);
+}

@@ -1,0 +1,167 @@
+// Tuning sessions for real: candidates compiled and measured in a child process, stored
+// in an SQLite file. A crashing, a hanging and a wrong-result candidate each cost one
+// trial; a session killed with SIGKILL resumes with nothing lost or measured twice; the
+// search is deterministic for a seed.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <thread>
+
+#include "kernel/KernelSetup.h"
+#include "targets/Target.h"
+#include "tuner/Search.h"
+#include "tuner/Tuner.h"
+
+namespace fs = std::filesystem;
+using namespace tcs;
+using namespace tcs::tuner;
+
+namespace {
+
+const char* kMatmul = R"(# sizes: M=48 K=32 N=40
+def matmul(float(M,K) A, float(K,N) B) -> (C) {
+    C(m, n) +=! A(m, k) * B(k, n)
+}
+)";
+
+struct Fixture {
+  fs::path dir;
+  std::shared_ptr<const CheckedFile> file = check_source("matmul.tc", kMatmul);
+  KernelSetup kernel;
+  Fixture() {
+    char tmpl[] = "/tmp/tcs_tune_test_XXXXXX";
+    dir = mkdtemp(tmpl);
+    kernel = *kernel_setup(file, KernelSpec{});
+  }
+  ~Fixture() { fs::remove_all(dir); }
+  std::string db() const { return (dir / "cache.sqlite").string(); }
+};
+
+TuneSettings quick(std::vector<std::string> worker, int trials) {
+  TuneSettings s;
+  s.trials = trials;
+  s.batch = 5;
+  s.threads = 1;
+  s.timeout_s = 3;
+  s.remeasure = 2;
+  s.worker_command = std::move(worker);
+  return s;
+}
+
+// status -> count, and how many measurements the most-measured candidate has.
+std::map<std::string, int> statuses(const std::string& db, int* most_per_candidate = nullptr) {
+  sqlite3* h = nullptr;
+  sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr);
+  std::map<std::string, int> out;
+  sqlite3_stmt* st = nullptr;
+  sqlite3_prepare_v2(h, "SELECT status, count(*) FROM measurements GROUP BY status", -1, &st, nullptr);
+  while (sqlite3_step(st) == SQLITE_ROW)
+    out[reinterpret_cast<const char*>(sqlite3_column_text(st, 0))] = sqlite3_column_int(st, 1);
+  sqlite3_finalize(st);
+  if (most_per_candidate) {
+    sqlite3_prepare_v2(h, "SELECT coalesce(max(n), 0) FROM (SELECT count(*) AS n FROM measurements GROUP BY candidate_id)", -1, &st,
+                       nullptr);
+    *most_per_candidate = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
+    sqlite3_finalize(st);
+  }
+  sqlite3_close(h);
+  return out;
+}
+
+}  // namespace
+
+TEST(Tune, CrashHangAndWrongResultEachCostOneTrial) {
+  Fixture f;
+  auto cache = TuningCache::open(f.db());
+  ASSERT_TRUE(cache) << cache.error();
+  auto result = tune(**cache, f.kernel, quick({TCS_FAULT_WORKER}, 10));
+  ASSERT_TRUE(result) << result.error();
+  EXPECT_EQ(result->progress.trials, 10);
+  EXPECT_EQ(result->progress.failures, 4);
+  EXPECT_EQ(result->stopped_because, "trial budget");
+  auto counts = statuses(f.db());
+  EXPECT_EQ(counts["crash"], 1);
+  EXPECT_EQ(counts["timeout"], 1);
+  EXPECT_EQ(counts["wrong-result"], 2);
+  EXPECT_EQ(counts["ok"], 6);
+  auto detail = (*cache)->show(workload_of(f.kernel).key, 20);
+  ASSERT_TRUE(detail) << detail.error();
+  std::map<std::string, std::string> reason;
+  for (const CandidateSummary& c : (*detail)[0].top) reason[c.last_status] = c.last_message;
+  EXPECT_NE(reason["crash"].find("signal 11"), std::string::npos) << reason["crash"];
+  EXPECT_NE(reason["timeout"].find("no result within 3 s"), std::string::npos) << reason["timeout"];
+  EXPECT_NE(reason["wrong-result"].find("C(0, 0) is "), std::string::npos) << reason["wrong-result"];
+  ASSERT_TRUE(result->best);
+  EXPECT_GT(result->best->median_ms, 0);
+  EXPECT_GE(result->best->verified_repeats, 30);
+}
+
+TEST(Tune, KilledSessionResumesWithNothingLostOrRepeated) {
+  Fixture f;
+  std::string cli = TCS_CLI;
+  pid_t pid = fork();
+  if (pid == 0) {
+    auto cache = TuningCache::open(f.db());
+    if (!cache) _exit(2);
+    auto r = tune(**cache, f.kernel, quick({cli, "worker"}, 1000));
+    _exit(r ? 0 : 3);
+  }
+  auto measured = [&] {
+    auto counts = statuses(f.db());
+    int n = 0;
+    for (const auto& [s, c] : counts) n += c;
+    return n;
+  };
+  for (int waited = 0; measured() < 10 && waited < 6000; ++waited) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  kill(pid, SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status));
+  int before = measured();
+  ASSERT_GE(before, 10);
+  EXPECT_EQ(before % 5, 0) << "rounds are stored whole";
+
+  auto cache = TuningCache::open(f.db());
+  ASSERT_TRUE(cache) << cache.error();
+  auto result = tune(**cache, f.kernel, quick({cli, "worker"}, 10));
+  ASSERT_TRUE(result) << result.error();
+  EXPECT_EQ(result->progress.known, before);
+  int most = 0;
+  statuses(f.db(), &most);
+  EXPECT_EQ(measured(), before + 10);
+  EXPECT_EQ(most, 1) << "a candidate measured before the kill was measured again";
+  auto detail = (*cache)->show(workload_of(f.kernel).key, 1);
+  ASSERT_TRUE(detail);
+  ASSERT_EQ((*detail)[0].sessions.size(), 2u);
+  EXPECT_EQ((*detail)[0].sessions[0].status, "running") << "the killed session never ended";
+  EXPECT_EQ((*detail)[0].sessions[1].status, "finished");
+}
+
+TEST(Search, DeterministicForASeedAndAlwaysValid) {
+  Fixture f;
+  auto draw = [&](uint64_t seed) {
+    SearchSpace space;
+    space.kernel = &f.kernel;
+    std::mt19937_64 rng(seed);
+    std::vector<std::string> out;
+    for (const Candidate& c : space.presets()) out.push_back(c.json);
+    std::vector<std::string> parents = {out.front()};
+    for (int round = 0; round < 4; ++round)
+      for (const Candidate& c : space.next(rng, parents, 16)) {
+        EXPECT_TRUE(mapping_options_validate(c.options)) << c.json;
+        out.push_back(c.json);
+        parents.push_back(c.json);
+      }
+    return out;
+  };
+  auto a = draw(42), b = draw(42), c = draw(43);
+  EXPECT_EQ(a, b);
+  EXPECT_NE(a, c);
+  EXPECT_EQ(std::set<std::string>(a.begin(), a.end()).size(), a.size()) << "a candidate was proposed twice";
+}

@@ -1,0 +1,53 @@
+#pragma once
+// A tuning session for one kernel at one set of sizes on this machine: rounds of
+// candidates from the search space (tuner/Search.h) measured in a child process
+// (tuner/WorkerProcess.h), each round stored in the cache as it completes, until a
+// budget or patience runs out or the caller cancels. What the cache already holds for
+// the kernel is never measured again, and its fastest seed the first round, so a killed
+// session resumes where it stopped. Before declaring a winner the fastest few are
+// measured again with more repeats.
+#include <atomic>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kernel/KernelSetup.h"
+#include "tuner/Cache.h"
+
+namespace tcs::tuner {
+
+struct TuneSettings {
+  int trials = 200;             // new measurements in this session
+  double time_limit_s = 600;    // wall time of the session
+  uint64_t seed = 0;
+  int batch = 16;               // candidates per round, stored together
+  int threads = 0;              // threads of each candidate; 0: every core
+  double timeout_s = 20;        // per candidate: compile, check and time
+  int patience_rounds = 8;      // stop after this many rounds without a 1% gain
+  int remeasure = 3;            // the fastest re-measured before the winner is declared
+  int memory_mb = 0;            // the worker's data limit; 0: none
+  std::vector<std::string> worker_command;  // the measuring child: {PROGRAM, "worker", ...}
+  std::string app_version = "0";
+};
+
+struct TuneProgress {
+  int round = 0, trials = 0, failures = 0, rejected = 0, known = 0;
+  std::optional<double> best_ms;  // fastest so far, cache included
+  double best_gflops = 0;
+  double elapsed_s = 0, eta_s = 0;
+  std::string last;  // the last trial: "ok 0.52 ms" or "crash: ..."
+};
+
+struct TuneResult {
+  int64_t session = 0;
+  TuneProgress progress;
+  std::optional<BestRecord> best;
+  std::string stopped_because;  // "trial budget", "time limit", "no gain for 8 rounds", "cancelled", "search space exhausted"
+};
+
+Expected<TuneResult> tune(TuningCache& cache, const KernelSetup& kernel, const TuneSettings& settings,
+                          const std::function<void(const TuneProgress&)>& on_progress = nullptr,
+                          const std::atomic<bool>* cancel = nullptr);
+
+}  // namespace tcs::tuner

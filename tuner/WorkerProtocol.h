@@ -1,0 +1,43 @@
+#pragma once
+// What the tuner and its measuring child process (`tcstudio-cli worker`) say to each
+// other: one JSON object per line each way, a job down, its reply up. Plain data, so a
+// crash, a hang or a runaway allocation in a candidate stays in the child: the parent
+// records it as that trial's failure and starts a new child.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lang/Shapes.h"
+#include "support/Expected.h"
+#include "tuner/Cache.h"
+
+namespace tcs::tuner {
+
+struct MeasureJob {
+  int64_t id = 0;
+  std::string source;  // the .tc text
+  std::string entry;
+  SizeMap sizes;
+  std::string options_json;
+  int threads = 1;
+  bool check = true;            // compare with the interpreter first (at reduced sizes when large)
+  int min_calls = 5;            // timing: at least this many calls ...
+  double min_total_ms = 100;    // ... and this much time
+};
+
+struct MeasureReply {
+  int64_t id = 0;
+  TrialStatus status = TrialStatus::Ok;
+  std::string message;
+  std::optional<double> median_ms;
+  std::vector<double> repeats_ms;
+  double compile_ms = 0;
+};
+
+std::string job_to_line(const MeasureJob& job);
+Expected<MeasureJob> job_from_line(std::string_view line);
+std::string reply_to_line(const MeasureReply& reply);
+Expected<MeasureReply> reply_from_line(std::string_view line);
+
+}  // namespace tcs::tuner
