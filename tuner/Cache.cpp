@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstring>
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
@@ -15,6 +16,7 @@
 
 #include "options/MappingOptions.h"
 #include "support/StableHash.h"
+#include "tuner/Features.h"
 #include "tuner/Sqlite.h"
 
 namespace tcs::tuner {
@@ -323,6 +325,13 @@ Status TuningCache::record_trials(int64_t session, const Workload& w, const Targ
       insert.bind(5, ok ? trial.median_ms : std::nullopt).bind(6, repeats_json(trial.repeats_ms)).bind(7, trial.compile_ms);
       insert.bind(8, int64_t(trial.threads)).bind(9, at).run();
       if (ok) update_best(wid, tid, cid, *trial.median_ms, int(trial.repeats_ms.size()), at, false);
+      if (trial.feature_rows > 0 && !trial.features.empty()) {
+        Statement f(db_->handle(),
+                    "INSERT OR REPLACE INTO features(candidate_id, feature_version, rows, columns, data) VALUES (?1, ?2, ?3, ?4, ?5)");
+        f.bind(1, cid).bind(2, int64_t(kFeatureVersion)).bind(3, int64_t(trial.feature_rows));
+        f.bind(4, int64_t(trial.features.size() / size_t(trial.feature_rows)));
+        f.bind_blob(5, trial.features.data(), trial.features.size() * sizeof(float)).run();
+      }
     }
     tx.commit();
     return Unit{};
@@ -391,6 +400,55 @@ Expected<std::vector<std::pair<std::string, double>>> TuningCache::fastest(const
     std::vector<std::pair<std::string, double>> out;
     while (s.step()) out.emplace_back(s.text(0), s.real(1));
     return out;
+  });
+}
+
+Expected<std::vector<TrainingSample>> TuningCache::training_samples(const std::string& structure, const TargetIdentity& t,
+                                                                   int feature_version) {
+  return guarded([&] {
+    Statement s(db_->handle(),
+                "SELECT w.workload_key, f.rows, f.data, (SELECT min(m.median_ms) FROM measurements m"
+                "  WHERE m.candidate_id = c.candidate_id AND m.status = 'ok')"
+                " FROM candidates c JOIN features f ON f.candidate_id = c.candidate_id AND f.feature_version = ?3"
+                " JOIN workloads w ON w.workload_id = c.workload_id JOIN targets t ON t.target_id = c.target_id"
+                " WHERE w.structure = ?1 AND t.fingerprint = ?2"
+                " AND EXISTS (SELECT 1 FROM measurements m WHERE m.candidate_id = c.candidate_id)"
+                " ORDER BY c.candidate_id");
+    s.bind(1, structure).bind(2, t.fingerprint).bind(3, int64_t(feature_version));
+    std::vector<TrainingSample> out;
+    while (s.step()) {
+      TrainingSample x;
+      x.workload_key = s.text(0);
+      x.rows = int(s.int64(1));
+      std::string blob = s.blob(2);
+      x.features.resize(blob.size() / sizeof(float));
+      std::memcpy(x.features.data(), blob.data(), x.features.size() * sizeof(float));
+      x.median_ms = s.optional_real(3);
+      out.push_back(std::move(x));
+    }
+    return out;
+  });
+}
+
+Status TuningCache::save_cost_model(const TargetIdentity& t, int feature_version, const std::string& xgboost_version,
+                                    const std::string& params_json, int samples, int rounds, double train_ms,
+                                    const std::string& metrics_json, const std::string& model_json) {
+  return guarded([&] {
+    sql::Transaction tx(*db_);
+    int64_t tid = target_id(t);
+    Statement s(db_->handle(),
+                "INSERT INTO cost_models(target_id, feature_version, xgboost_version, params, samples, rounds, train_ms,"
+                " metrics, format, model, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'json', ?9, ?10)");
+    s.bind(1, tid).bind(2, int64_t(feature_version)).bind(3, xgboost_version).bind(4, params_json).bind(5, int64_t(samples));
+    s.bind(6, int64_t(rounds)).bind(7, train_ms).bind(8, metrics_json).bind_blob(9, model_json.data(), model_json.size());
+    s.bind(10, now_ms()).run();
+    // Keep the newest few per target: a snapshot is for inspection and warm starts, not history.
+    Statement trim(db_->handle(),
+                   "DELETE FROM cost_models WHERE target_id = ?1 AND model_id NOT IN"
+                   " (SELECT model_id FROM cost_models WHERE target_id = ?1 ORDER BY model_id DESC LIMIT 3)");
+    trim.bind(1, tid).run();
+    tx.commit();
+    return Unit{};
   });
 }
 

@@ -41,6 +41,17 @@ struct Trial {
   std::optional<double> compile_ms;
   int threads = 1;
   int64_t measured_at = 0;  // Unix time in ms; 0: now
+  // The cost model's rows for this candidate (tuner/Features.h); rows 0: none.
+  int feature_rows = 0;
+  std::vector<float> features;
+};
+
+// What the cost model trains on: one measured candidate of a workload.
+struct TrainingSample {
+  std::string workload_key;
+  int rows = 0;
+  std::vector<float> features;
+  std::optional<double> median_ms;  // none: it failed
 };
 
 struct BestRecord {
@@ -125,6 +136,15 @@ class TuningCache {
   // The k fastest measured candidates (options, best Ok median), fastest first: what
   // seeds each round of the search and what is re-measured before a winner is declared.
   Expected<std::vector<std::pair<std::string, double>>> fastest(const Workload& w, const TargetIdentity& t, int k);
+  // Every measured candidate with features of `feature_version`, of every workload with
+  // this structure (the same kernel at any sizes) on this target: a new workload's search
+  // starts from a model trained on its siblings.
+  Expected<std::vector<TrainingSample>> training_samples(const std::string& structure, const TargetIdentity& t,
+                                                         int feature_version);
+  // A trained model with how it was trained and how well it ranks held-out trials.
+  Status save_cost_model(const TargetIdentity& t, int feature_version, const std::string& xgboost_version,
+                         const std::string& params_json, int samples, int rounds, double train_ms,
+                         const std::string& metrics_json, const std::string& model_json);
   Expected<std::vector<WorkloadSummary>> list();
   // `key`: a workload key or a unique prefix of one; one detail per target it was tuned
   // for. Errors name the matching keys when the prefix is ambiguous.

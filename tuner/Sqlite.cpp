@@ -70,6 +70,11 @@ std::string Statement::text(int col) const {
   return p ? std::string(reinterpret_cast<const char*>(p), size_t(sqlite3_column_bytes(stmt_, col))) : std::string();
 }
 
+std::string Statement::blob(int col) const {
+  const void* p = sqlite3_column_blob(stmt_, col);
+  return p ? std::string(static_cast<const char*>(p), size_t(sqlite3_column_bytes(stmt_, col))) : std::string();
+}
+
 std::optional<double> Statement::optional_real(int col) const {
   if (is_null(col)) return std::nullopt;
   return real(col);

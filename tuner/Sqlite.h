@@ -42,6 +42,7 @@ class Statement {
   int64_t int64(int col) const;
   double real(int col) const;
   std::string text(int col) const;
+  std::string blob(int col) const;  // the bytes as stored
   std::optional<double> optional_real(int col) const;
 
  private:

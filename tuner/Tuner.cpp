@@ -2,12 +2,17 @@
 
 #include <chrono>
 #include <cstdio>
+#include <map>
+#include <algorithm>
 #include <random>
 #include <thread>
 
 #include "runtime/Timing.h"
 #include "support/Json.h"
 #include "targets/Target.h"
+#include "poly/Lowering.h"
+#include "tuner/CostModel.h"
+#include "tuner/Features.h"
 #include "tuner/Search.h"
 #include "tuner/WorkerProcess.h"
 
@@ -29,6 +34,65 @@ std::string settings_json(const TuneSettings& s) {
   w.end_object();
   return w.str();
 }
+
+// The cost model's side of a session: what it learns from (this workload's trials and
+// those of the same kernel at other sizes, from the cache), when it retrains (the data
+// grew by a fifth: Ansor's adaptive training), and how well it ranks what it had not seen.
+struct Learner {
+  CostModel model;
+  std::vector<FeatureRows> x;
+  std::vector<std::string> group;  // the workload each sample belongs to: labels are per workload
+  std::vector<std::optional<double>> ms;
+  size_t trained_on = 0;
+  std::vector<double> predicted, measured;  // held out: predicted before it was measured
+  double holdout_rank = 0;
+  uint64_t seed;
+
+  explicit Learner(uint64_t s) : model(s), seed(s) {}
+
+  void add(FeatureRows f, const std::string& key, std::optional<double> median) {
+    x.push_back(std::move(f));
+    group.push_back(key);
+    ms.push_back(median);
+  }
+
+  Status maybe_train() {
+    if (x.size() < 32 || double(x.size()) < 1.2 * double(trained_on)) return success();
+    std::map<std::string, double> best;
+    for (size_t i = 0; i < x.size(); ++i)
+      if (ms[i] && (!best.count(group[i]) || *ms[i] < best[group[i]])) best[group[i]] = *ms[i];
+    std::vector<float> labels;
+    for (size_t i = 0; i < x.size(); ++i) labels.push_back(ms[i] ? float(best[group[i]] / *ms[i]) : 0.0f);
+    // Validation first: a model of four fifths of the samples ranks the other fifth.
+    std::vector<size_t> order(x.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::shuffle(order.begin(), order.end(), std::mt19937_64(seed + x.size()));
+    size_t held = x.size() / 5;
+    std::vector<FeatureRows> fit_x, test_x;
+    std::vector<float> fit_y;
+    std::vector<double> test_y;
+    for (size_t j = 0; j < order.size(); ++j) {
+      size_t i = order[j];
+      if (j < held) test_x.push_back(x[i]), test_y.push_back(labels[i]);
+      else fit_x.push_back(x[i]), fit_y.push_back(labels[i]);
+    }
+    CostModel check(seed);
+    if (auto fitted = check.train(fit_x, fit_y); !fitted) return fitted.failure();
+    auto guessed = check.predict(test_x);
+    if (!guessed) return guessed.failure();
+    holdout_rank = rank_correlation(*guessed, test_y);
+    auto r = model.train(x, labels);
+    if (!r) return r.failure();
+    trained_on = x.size();
+    return success();
+  }
+
+  double rank() const {
+    size_t n = std::min<size_t>(64, predicted.size());
+    return rank_correlation(std::vector<double>(predicted.end() - long(n), predicted.end()),
+                            std::vector<double>(measured.end() - long(n), measured.end()));
+  }
+};
 
 std::string ms_text(double ms) {
   char buf[32];
@@ -61,6 +125,19 @@ Expected<TuneResult> tune(TuningCache& cache, const KernelSetup& k, const TuneSe
   if (!fastest) return fastest.failure();
   if (!fastest->empty()) p.best_ms = fastest->front().second;
 
+  // The model starts from every measured candidate of this kernel at any size here.
+  Learner learner(s.seed);
+  auto samples = cache.training_samples(w.structure, target, kFeatureVersion);
+  if (!samples) return samples.failure();
+  for (TrainingSample& t : *samples) learner.add(FeatureRows{t.rows, std::move(t.features)}, t.workload_key, t.median_ms);
+  if (Status st = learner.maybe_train(); !st) return st.failure();
+  const std::vector<MappingPass>& passes = find_target("cpu")->mapping_passes;
+  auto features_of = [&](const Candidate& c) -> std::optional<FeatureRows> {
+    auto lowered = lower_to_loop_nest(*k.def, k.shapes, c.options, passes);
+    if (!lowered) return std::nullopt;
+    return extract_features(*k.def, k.shapes, lowered->nest);
+  };
+
   std::mt19937_64 rng(s.seed);
   WorkerProcess worker(s.worker_command);
   int64_t next_id = 1;
@@ -92,7 +169,43 @@ Expected<TuneResult> tune(TuningCache& cache, const KernelSetup& k, const TuneSe
     if (int(batch.size()) > want) batch.resize(size_t(want));
     std::vector<std::string> parents;
     for (const auto& [options, ms] : *fastest) parents.push_back(options);
-    for (Candidate& c : space.next(rng, parents, want - int(batch.size()))) batch.push_back(std::move(c));
+    // With a model: draw four times what is needed, keep the best predicted and a few at
+    // random (the epsilon share); the others may be drawn again later.
+    int room = want - int(batch.size());
+    std::vector<Candidate> pool = space.next(rng, parents, learner.model.trained() ? 4 * room : room);
+    std::vector<FeatureRows> pool_features;
+    std::vector<Candidate> lowered;
+    for (Candidate& c : pool) {
+      if (auto f = features_of(c)) lowered.push_back(std::move(c)), pool_features.push_back(std::move(*f));
+      else ++space.rejected;  // the compiler refuses it: no trial spent
+    }
+    std::vector<double> scores(lowered.size(), 0.0);
+    if (learner.model.trained()) {
+      auto predicted = learner.model.predict(pool_features);
+      if (!predicted) return predicted.failure();
+      scores = *predicted;
+    }
+    std::vector<size_t> order(lowered.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return scores[a] > scores[b]; });
+    int random_share = learner.model.trained() ? std::max(1, room / 16) : 0;
+    std::vector<size_t> chosen(order.begin(), order.begin() + std::min<long>(long(order.size()), room - random_share));
+    for (int r = 0; r < random_share && chosen.size() < order.size(); ++r) {
+      std::vector<size_t> rest;
+      for (size_t i : order)
+        if (std::find(chosen.begin(), chosen.end(), i) == chosen.end()) rest.push_back(i);
+      chosen.push_back(rest[rng() % rest.size()]);
+    }
+    std::vector<FeatureRows> batch_features(batch.size());
+    for (Candidate& c : batch) batch_features[size_t(&c - batch.data())] = features_of(c).value_or(FeatureRows{});
+    std::vector<std::optional<double>> batch_scores(batch.size());  // the model's, when it chose
+    for (size_t i : chosen) {
+      batch.push_back(lowered[i]);
+      batch_features.push_back(pool_features[i]);
+      batch_scores.push_back(learner.model.trained() ? std::optional(scores[i]) : std::nullopt);
+    }
+    for (size_t i = 0; i < lowered.size(); ++i)
+      if (std::find(chosen.begin(), chosen.end(), i) == chosen.end()) space.seen.erase(lowered[i].json);
     if (batch.empty()) {
       result.stopped_because = "search space exhausted";
       break;
@@ -101,6 +214,7 @@ Expected<TuneResult> tune(TuningCache& cache, const KernelSetup& k, const TuneSe
     std::vector<Trial> trials;
     for (const Candidate& c : batch) {
       if (cancel && cancel->load()) break;
+      size_t index = size_t(&c - batch.data());
       auto reply = measure(c.json, 5, 100, true);
       if (!reply) return reply.failure();
       Trial t;
@@ -113,6 +227,15 @@ Expected<TuneResult> tune(TuningCache& cache, const KernelSetup& k, const TuneSe
       t.repeats_ms = reply->repeats_ms;
       t.compile_ms = reply->compile_ms;
       t.threads = threads;
+      t.predicted = batch_scores[index];
+      t.feature_rows = batch_features[index].rows;
+      t.features = batch_features[index].data;
+      if (t.feature_rows > 0) learner.add(batch_features[index], w.key, t.median_ms);
+      if (batch_scores[index] && t.median_ms) {
+        learner.predicted.push_back(*batch_scores[index]);
+        learner.measured.push_back(1 / *t.median_ms);
+        p.model_online_rank = learner.rank();
+      }
       trials.push_back(t);
       ++p.trials;
       if (t.status != TrialStatus::Ok) {
@@ -130,6 +253,23 @@ Expected<TuneResult> tune(TuningCache& cache, const KernelSetup& k, const TuneSe
       if (on_progress) on_progress(p);
     }
     if (Status st = cache.record_trials(result.session, w, target, trials); !st) return st.failure();
+    // Between rounds, never while measuring.
+    size_t before_training = learner.trained_on;
+    if (Status st = learner.maybe_train(); !st) return st.failure();
+    p.model_samples = int(learner.trained_on);
+    p.model_rank = learner.holdout_rank;
+    if (learner.trained_on != before_training) {
+      auto blob = learner.model.save();
+      if (!blob) return blob.failure();
+      std::string metrics = "{\"holdout_rank_correlation\": " + std::to_string(p.model_rank) +
+                            ", \"chosen_rank_correlation\": " + std::to_string(p.model_online_rank) +
+                            ", \"chosen_trials\": " + std::to_string(std::min<size_t>(64, learner.predicted.size())) + "}";
+      if (Status st = cache.save_cost_model(target, kFeatureVersion, CostModel::xgboost_version(),
+                                            "{\"objective\": \"pack-sum\", \"max_depth\": 6, \"eta\": 0.2, \"nthread\": 1}",
+                                            int(learner.trained_on), 80, 0, metrics, *blob);
+          !st)
+        return st.failure();
+    }
     bool gained = p.best_ms && (!best_before || *p.best_ms < *best_before * 0.99);
     quiet_rounds = gained ? 0 : quiet_rounds + 1;
     fastest = cache.fastest(w, target, 16);

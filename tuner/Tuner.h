@@ -1,6 +1,7 @@
 #pragma once
 // A tuning session for one kernel at one set of sizes on this machine: rounds of
-// candidates from the search space (tuner/Search.h) measured in a child process
+// candidates from the search space (tuner/Search.h), ranked by the cost model
+// (tuner/CostModel.h) once it has data, measured in a child process
 // (tuner/WorkerProcess.h), each round stored in the cache as it completes, until a
 // budget or patience runs out or the caller cancels. What the cache already holds for
 // the kernel is never measured again, and its fastest seed the first round, so a killed
@@ -35,6 +36,13 @@ struct TuneProgress {
   int round = 0, trials = 0, failures = 0, rejected = 0, known = 0;
   std::optional<double> best_ms;  // fastest so far, cache included
   double best_gflops = 0;
+  // The cost model: samples it trained on (0: not yet; candidates are then drawn without
+  // it); the rank correlation of measured and predicted throughput on a fifth of the
+  // samples held out of training (Ansor's validation); and the same for the candidates it
+  // chose, predicted before they were measured (the last 64; a narrow, harder range).
+  int model_samples = 0;
+  double model_rank = 0;
+  double model_online_rank = 0;
   double elapsed_s = 0, eta_s = 0;
   std::string last;  // the last trial: "ok 0.52 ms" or "crash: ..."
 };

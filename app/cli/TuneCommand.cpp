@@ -58,7 +58,13 @@ std::string progress_text(const tuner::TuneProgress& p, int budget) {
                                : std::string("-");
   std::snprintf(buf, sizeof buf, "%d/%d trials, %d failed, best %s, %s elapsed, ETA %s", p.trials, budget, p.failures,
                 best.c_str(), clock_text(p.elapsed_s).c_str(), clock_text(p.eta_s).c_str());
-  return buf;
+  std::string line = buf;
+  if (p.model_samples > 0) {
+    std::snprintf(buf, sizeof buf, ", model: %d samples, rank %.2f held out, %.2f chosen", p.model_samples, p.model_rank,
+                  p.model_online_rank);
+    line += buf;
+  }
+  return line;
 }
 
 template <class T>
@@ -162,6 +168,9 @@ int command_tune(const std::vector<std::string>& argv) {
     j.field("rejected", p.rejected);
     j.field("already_measured", p.known);
     j.field("stopped", result->stopped_because);
+    j.field("model_samples", p.model_samples);
+    j.field("model_rank_correlation", p.model_rank);
+    j.field("model_rank_correlation_chosen", p.model_online_rank);
     j.field("elapsed_s", p.elapsed_s);
     if (result->best) {
       j.field("best_ms", result->best->median_ms);
@@ -174,6 +183,9 @@ int command_tune(const std::vector<std::string>& argv) {
     std::cout << "session " << result->session << " of " << w.entry << " (key " << w.key << "): " << p.trials << " trials ("
               << p.failures << " failed, " << p.known << " measured before), stopped: " << result->stopped_because << ", "
               << clock_text(p.elapsed_s) << "\n";
+    if (p.model_samples > 0)
+      std::cout << "cost model: trained on " << p.model_samples << " samples; rank correlation " << p.model_rank
+                << " on a held-out fifth, " << p.model_online_rank << " on the candidates it chose\n";
     if (result->best)
       std::cout << "best " << result->best->median_ms << " ms, " << result->best->gflops << " GFLOP/s over "
                 << result->best->verified_repeats << " runs; use it with: tcstudio-cli run " << args.positional[0]

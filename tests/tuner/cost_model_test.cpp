@@ -1,0 +1,121 @@
+// The cost model on a real task: the trials of a tuning session of matmul, compiled and
+// measured for real in the worker process, their features read from the lowered loop
+// nests and stored in the cache. Trained on more of them, the model ranks a fixed
+// held-out set better.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <random>
+
+#include "kernel/KernelSetup.h"
+#include "poly/Lowering.h"
+#include "targets/Target.h"
+#include "tuner/CostModel.h"
+#include "tuner/Features.h"
+#include "tuner/Cache.h"
+#include "tuner/Search.h"
+#include "tuner/Tuner.h"
+
+using namespace tcs;
+using namespace tcs::tuner;
+
+namespace {
+
+const char* kMatmul = R"(# sizes: M=96 K=96 N=96
+def matmul(float(M,K) A, float(K,N) B) -> (C) {
+    C(m, n) +=! A(m, k) * B(k, n)
+}
+)";
+
+struct Sample {
+  FeatureRows features;
+  double ms;
+};
+
+// The trials of a real tuning session: presets, then mutations of the fastest, measured
+// in the worker process, read back from the cache with their features.
+std::vector<Sample> tuned_samples(int trials) {
+  char tmpl[] = "/tmp/tcs_cost_model_test_XXXXXX";
+  std::filesystem::path dir = mkdtemp(tmpl);
+  std::vector<Sample> out;
+  {
+    auto cache = TuningCache::open((dir / "cache.sqlite").string());
+    EXPECT_TRUE(cache);
+    KernelSetup k = *kernel_setup(std::shared_ptr<const CheckedFile>(check_source("matmul.tc", kMatmul)), KernelSpec{});
+    TuneSettings s;
+    s.trials = trials;
+    s.threads = 1;
+    s.worker_command = {TCS_CLI, "worker"};
+    auto tuned = tune(**cache, k, s);
+    EXPECT_TRUE(tuned) << (tuned ? "" : tuned.error());
+    auto samples = (*cache)->training_samples(workload_of(k).structure, find_target("cpu")->identify(), kFeatureVersion);
+    EXPECT_TRUE(samples);
+    for (TrainingSample& t : *samples)
+      if (t.median_ms) out.push_back({FeatureRows{t.rows, std::move(t.features)}, *t.median_ms});
+  }
+  std::filesystem::remove_all(dir);
+  return out;
+}
+
+double held_out_rank(const std::vector<Sample>& train, const std::vector<Sample>& test) {
+  double best = 1e30;
+  for (const Sample& s : train) best = std::min(best, s.ms);
+  std::vector<FeatureRows> x;
+  std::vector<float> y;
+  for (const Sample& s : train) x.push_back(s.features), y.push_back(float(best / s.ms));
+  CostModel model(1);
+  auto r = model.train(x, y);
+  EXPECT_TRUE(r) << (r ? "" : r.error());
+  std::vector<FeatureRows> tx;
+  std::vector<double> throughput;
+  for (const Sample& s : test) tx.push_back(s.features), throughput.push_back(1 / s.ms);
+  auto predicted = model.predict(tx);
+  EXPECT_TRUE(predicted);
+  return rank_correlation(*predicted, throughput);
+}
+
+}  // namespace
+
+TEST(CostModel, RankCorrelation) {
+  EXPECT_DOUBLE_EQ(rank_correlation({1, 2, 3, 4}, {10, 20, 30, 40}), 1.0);
+  EXPECT_DOUBLE_EQ(rank_correlation({1, 2, 3, 4}, {4, 3, 2, 1}), -1.0);
+  EXPECT_DOUBLE_EQ(rank_correlation({1, 1, 1}, {1, 2, 3}), 0.0);
+  EXPECT_NEAR(rank_correlation({1, 2, 2, 3}, {1, 2, 3, 4}), 0.9487, 1e-3);  // ties share a rank
+}
+
+TEST(CostModel, FeaturesDescribeTheMapping) {
+  auto file = check_source("matmul.tc", kMatmul);
+  KernelSetup k = *kernel_setup(std::shared_ptr<const CheckedFile>(std::move(file)), KernelSpec{});
+  const auto& passes = find_target("cpu")->mapping_passes;
+  auto naive = lower_to_loop_nest(*k.def, k.shapes, *mapping_preset("naive", *k.def), passes);
+  auto tuned = lower_to_loop_nest(*k.def, k.shapes, *kernel_options(*k.def, OptionsChoice{}, &k.shapes), passes);
+  ASSERT_TRUE(naive && tuned);
+  FeatureRows a = extract_features(*k.def, k.shapes, naive->nest), b = extract_features(*k.def, k.shapes, tuned->nest);
+  ASSERT_EQ(a.rows, 2);  // the initialisation and the update
+  ASSERT_EQ(a.data.size(), size_t(a.rows * feature_count()));
+  auto column = [](const std::vector<std::string>& names, const char* n) {
+    return size_t(std::find(names.begin(), names.end(), n) - names.begin());
+  };
+  const auto& names = feature_names();
+  size_t iterations = column(names, "iterations"), width = column(names, "vector_width");
+  // The update runs 96^3 times whatever the mapping: log2(1 + 96^3).
+  float update_iterations = a.data[size_t(feature_count()) + iterations];
+  EXPECT_NEAR(update_iterations, std::log2(1.0 + 96.0 * 96 * 96), 1e-3);
+  float widest = 0;
+  for (int r = 0; r < b.rows; ++r) widest = std::max(widest, b.data[size_t(r * feature_count()) + width]);
+  EXPECT_GT(widest, 0) << "the default preset vectorises";
+  EXPECT_EQ(a.data[size_t(feature_count()) + width], 0) << "naive does not";
+}
+
+TEST(CostModel, RanksHeldOutTrialsBetterWithMoreData) {
+  std::vector<Sample> all = tuned_samples(120);
+  ASSERT_GE(all.size(), 100u) << "too few candidates compiled and ran";
+  // Every fifth trial is held out; the model learns from the first few or all the others.
+  std::vector<Sample> test, pool;
+  for (size_t i = 0; i < all.size(); ++i) (i % 5 == 4 ? test : pool).push_back(all[i]);
+  double few = held_out_rank(std::vector<Sample>(pool.begin(), pool.begin() + 12), test);
+  double many = held_out_rank(pool, test);
+  std::printf("held-out rank correlation: %.2f trained on 12, %.2f trained on %zu\n", few, many, pool.size());
+  EXPECT_GT(many, few);
+  EXPECT_GE(many, 0.5);
+}
