@@ -10,6 +10,7 @@
 #include "options/MappingOptions.h"
 #include "codegen/CpuKernel.h"
 #include "runtime/Timing.h"
+#include "tuner/BestOptions.h"
 
 namespace {
 
@@ -56,6 +57,13 @@ std::shared_ptr<tcs::CpuKernel> BenchDef::compile_preset(const std::string& pres
 
 std::shared_ptr<tcs::CpuKernel> BenchDef::compile_json(const std::string& json, std::string* error) const {
   return build(*setup_, tcs::OptionsChoice{"default", json}, error);
+}
+
+std::string BenchDef::tuned_json(const std::string& db, std::string* note) const {
+  auto best = tcs::tuner::best_options(db, *setup_);
+  if (!best) return *note = best.error(), std::string();
+  *note = best->note;
+  return best->record ? best->record->options_json : std::string();
 }
 
 std::string BenchDef::default_json() const {

@@ -1,6 +1,6 @@
 // The CPU backend against its peers (issue 3), in one run on one machine.
 //
-//   bench_cpu [--rounds N] [--quick] [--only NAME,...]
+//   bench_cpu [--rounds N] [--quick] [--only NAME,...] [--tuned DB [--tune TRIALS]]
 //
 // The parent process measures compile times itself and runs one child process per thread
 // count (1 and 2, as the peers were measured: OPENBLAS_NUM_THREADS and OMP_NUM_THREADS
@@ -13,6 +13,10 @@
 // preset's options plus the first two grid entries; every kernel still runs.
 // --only: the kernels whose names start with one of these (e.g. --only tmm,mlp3), to
 // iterate on a few; the full list is what PERFORMANCE.md records.
+// --tuned DB: also "tcs tuned", the tuning cache's best for each kernel on this machine,
+// with its targets (issue 13). --tune TRIALS first tunes every selected kernel into DB
+// with `tcstudio-cli tune` (at most TRIALS trials and 10 minutes each; tuning resumes, so
+// a second run adds to what the first found).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -109,7 +113,8 @@ std::string one_line(const std::string& json) {
 // over every slot, then at least `calls` calls and `seconds` of them, each timed alone.
 // --quick warms up with one call only (naive sgemm takes seconds a call).
 bool g_quick = false;
-std::string g_only;  // --only, as given
+std::string g_only;   // --only, as given
+std::string g_tuned;  // --tuned DB
 
 std::vector<Workload> selected_workloads() {
   std::vector<Workload> all = bench::workloads(), out;
@@ -206,6 +211,13 @@ void measure(const Workload& w, int threads, int rounds, bool quick, tcs::Thread
     if (ms < best) best = ms, best_json = json, best_kernel = kernel;
   }
   if (best_kernel) cs.push_back({"tcs grid best", best_json, ours(best_kernel)});
+  if (!g_tuned.empty()) {
+    std::string why, json = def.tuned_json(g_tuned, &why), error;
+    auto kernel = json.empty() ? nullptr : def.compile_json(json, &error);
+    if (json.empty()) note(w, threads, "tuned: " + why);
+    else if (!kernel) note(w, threads, "tuned options refused: " + error);
+    else cs.push_back({"tcs tuned", one_line(json), ours(kernel)});
+  }
 
   for (int r = 0; r < rounds; ++r)
     for (Contender& c : cs) {
@@ -255,7 +267,22 @@ double cli_figure(const Workload& w, int rounds, bool quick) {
   return w.amount / (best_ms * 1e6);
 }
 
-int parent(const char* self, int rounds, bool quick) {
+// Tunes one kernel into the --tuned cache with the product's own command.
+void tune_first(const Workload& w, int trials) {
+  std::string cmd = "'" + std::string(TCS_CLI_BINARY) + "' tune '" + w.dir + "/" + w.file + "'";
+  for (const auto& [name, v] : w.sizes) cmd += " --size " + name + "=" + std::to_string(v);
+  cmd += " --db '" + g_tuned + "' --trials " + std::to_string(trials) + " --time-limit 600 2>&1";
+  std::fprintf(stderr, "tuning %s (at most %d trials, 10 minutes)...\n", w.name.c_str(), trials);
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return;
+  char buf[4096];
+  std::string last;
+  while (std::fgets(buf, sizeof buf, p)) last = buf, std::fputs(buf, stderr);
+  if (pclose(p) != 0) std::fprintf(stderr, "tuning %s failed\n", w.name.c_str());
+  std::printf("Tuned %s: %s", w.name.c_str(), last.c_str());
+}
+
+int parent(const char* self, int rounds, bool quick, int tune_trials) {
   std::printf("Compile time of matmul.tc (median of %d):\n", quick ? 5 : 20);
   std::vector<CompileTiming> ct = measure_compile_times(quick ? 5 : 20);
   for (const CompileTiming& t : ct) std::printf("  %-42s %8.2f ms\n", t.what.c_str(), t.median_ms);
@@ -263,6 +290,8 @@ int parent(const char* self, int rounds, bool quick) {
 
   const std::vector<Workload> ws = selected_workloads();
   if (ws.empty()) return std::fprintf(stderr, "bench_cpu: no kernel starts with '%s'\n", g_only.c_str()), 2;
+  if (tune_trials > 0)
+    for (const Workload& w : ws) tune_first(w, tune_trials);
   std::vector<Row> rows;
   std::vector<std::string> notes;
   for (int threads : {1, 2}) {
@@ -270,7 +299,8 @@ int parent(const char* self, int rounds, bool quick) {
     // peer thread would take the core our pool's second thread needs in the next cell.
     std::string cmd = "OMP_WAIT_POLICY=PASSIVE OPENBLAS_NUM_THREADS=" + std::to_string(threads) + " OMP_NUM_THREADS=" + std::to_string(threads) +
                       " '" + self + "' --child --threads " + std::to_string(threads) + " --rounds " + std::to_string(rounds) +
-                      (quick ? " --quick" : "") + (g_only.empty() ? "" : " --only '" + g_only + "'");
+                      (quick ? " --quick" : "") + (g_only.empty() ? "" : " --only '" + g_only + "'") +
+                      (g_tuned.empty() ? "" : " --tuned '" + g_tuned + "'");
     std::fprintf(stderr, "running %d-thread cells...\n", threads);
     FILE* p = popen(cmd.c_str(), "r");
     if (!p) return std::perror("popen"), 2;
@@ -325,9 +355,9 @@ int parent(const char* self, int rounds, bool quick) {
       ok = ok && err < 1e-4;
     }
   }
-  std::printf("\nOption sets picked by the grid:\n");
+  std::printf("\nOption sets picked by the grid (and found by the tuner):\n");
   for (const Row& r : rows)
-    if (!r.note.empty()) std::printf("  %s:\n    %s\n", r.kernel.c_str(), r.note.c_str());
+    if (!r.note.empty()) std::printf("  %s, %s:\n    %s\n", r.kernel.c_str(), r.impl.c_str(), r.note.c_str());
   if (!notes.empty()) {
     std::printf("\nNotes:\n");
     for (const std::string& n : notes) std::printf("  %s\n", n.c_str());
@@ -378,6 +408,17 @@ int parent(const char* self, int rounds, bool quick) {
         targets.push_back({w.name + ", " + std::to_string(t) + "t: grid best / " + base,
                            fig(w.name, "tcs grid best", t) / baseline(w, w.baseline, t), w.goal});
   }
+  if (!g_tuned.empty())
+    for (const Workload& w : ws) {
+      std::string base = w.baseline.empty() ? "best library" : w.baseline;
+      for (int t : {1, 2}) {
+        if (baseline(w, w.baseline, t) > 0)
+          targets.push_back({w.name + ", " + std::to_string(t) + "t: tuned / " + base,
+                             fig(w.name, "tcs tuned", t) / baseline(w, w.baseline, t), w.tuned_goal});
+        targets.push_back({w.name + ", " + std::to_string(t) + "t: tuned / grid best",
+                           fig(w.name, "tcs tuned", t) / fig(w.name, "tcs grid best", t), 1.0});
+      }
+    }
   for (const Workload& w : ws)
     for (int t : {1, 2})
       targets.push_back({w.name + ", " + std::to_string(t) + "t: default / grid best",
@@ -419,7 +460,7 @@ int parent(const char* self, int rounds, bool quick) {
 
 int main(int argc, char** argv) {
   bool is_child = false, quick = false, rounds_given = false;
-  int threads = 1, rounds = 3;
+  int threads = 1, rounds = 3, tune_trials = 0;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--child") is_child = true;
@@ -427,8 +468,10 @@ int main(int argc, char** argv) {
     else if (a == "--threads" && i + 1 < argc) threads = std::atoi(argv[++i]);
     else if (a == "--rounds" && i + 1 < argc) rounds = std::max(1, std::atoi(argv[++i])), rounds_given = true;
     else if (a == "--only" && i + 1 < argc) g_only = argv[++i];
+    else if (a == "--tuned" && i + 1 < argc) g_tuned = argv[++i];
+    else if (a == "--tune" && i + 1 < argc) tune_trials = std::max(1, std::atoi(argv[++i]));
     else {
-      std::fprintf(stderr, "usage: bench_cpu [--rounds N] [--quick] [--only NAME,...]\n");
+      std::fprintf(stderr, "usage: bench_cpu [--rounds N] [--quick] [--only NAME,...] [--tuned DB [--tune TRIALS]]\n");
       return 2;
     }
   }
@@ -439,5 +482,6 @@ int main(int argc, char** argv) {
   char buf[4096];
   ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
   if (n > 0) self.assign(buf, size_t(n));
-  return parent(self.c_str(), rounds, quick);
+  if (tune_trials > 0 && g_tuned.empty()) return std::fprintf(stderr, "bench_cpu: --tune needs --tuned DB\n"), 2;
+  return parent(self.c_str(), rounds, quick, tune_trials);
 }
