@@ -45,6 +45,7 @@ struct TuneProgress {
   double model_online_rank = 0;
   double elapsed_s = 0, eta_s = 0;
   std::string last;  // the last trial: "ok 0.52 ms" or "crash: ..."
+  int session_trials = 0;  // every task's trials in this session (the budget's count)
 };
 
 struct TuneResult {
@@ -57,5 +58,16 @@ struct TuneResult {
 Expected<TuneResult> tune(TuningCache& cache, const KernelSetup& kernel, const TuneSettings& settings,
                           const std::function<void(const TuneProgress&)>& on_progress = nullptr,
                           const std::atomic<bool>* cancel = nullptr);
+
+// Several kernels (the defs of a file, one def at several sizes) on one budget: the trial
+// budget and the time limit are the whole session's. Every task gets one round first,
+// then each round goes to the task whose time is expected to fall fastest per trial
+// (Ansor's gradient rule: Task::expected_gain). A task that runs out of candidates or
+// patience stops while the others go on. on_progress receives the task that just
+// measured a trial (its elapsed and ETA are the session's).
+Expected<std::vector<TuneResult>> tune_tasks(TuningCache& cache, const std::vector<const KernelSetup*>& kernels,
+                                             const TuneSettings& settings,
+                                             const std::function<void(size_t task, const TuneProgress&)>& on_progress = nullptr,
+                                             const std::atomic<bool>* cancel = nullptr);
 
 }  // namespace tcs::tuner

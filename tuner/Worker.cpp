@@ -121,15 +121,25 @@ MeasureReply run_job(const MeasureJob& job, const WorkerHooks& hooks) {
     }
     auto inputs = random_inputs(*k->def, k->shapes, 1, {});
     if (!inputs) return fail(job, TrialStatus::Invalid, inputs.error(), compile_ms);
+    MeasureReply r;
+    r.id = job.id;
+    r.compile_ms = compile_ms;
+    if (job.cutoff_ms > 0) {
+      auto once = measure_kernel(*built->kernel, *inputs, MeasureRequest{});
+      if (!once) return fail(job, TrialStatus::RuntimeFault, once.error(), compile_ms);
+      if (once->first_ms > job.cutoff_ms) {
+        r.median_ms = once->first_ms;
+        r.repeats_ms = {once->first_ms};
+        r.message = "timed once: slower than the cutoff of " + std::to_string(job.cutoff_ms) + " ms";
+        return r;
+      }
+    }
     MeasureRequest mr;
     mr.plan = TimingPlan{.warmup_calls = 1, .min_calls = job.min_calls, .min_total_ms = job.min_total_ms, .max_calls = 100000};
     auto m = measure_kernel(*built->kernel, *inputs, mr);
     if (!m) return fail(job, TrialStatus::RuntimeFault, m.error(), compile_ms);
-    MeasureReply r;
-    r.id = job.id;
     r.median_ms = m->timing.median_ms;
     r.repeats_ms = m->timing.ms;
-    r.compile_ms = compile_ms;
     return r;
   } catch (const std::bad_alloc&) {
     return fail(job, TrialStatus::OutOfMemory, "out of memory (the worker's limit)");

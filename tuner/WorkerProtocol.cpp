@@ -19,7 +19,8 @@ std::string job_to_line(const MeasureJob& j) {
   for (const auto& [n, v] : j.sizes) sizes[n] = v;
   return json{{"id", j.id},           {"source", j.source},         {"entry", j.entry},
               {"sizes", sizes},       {"options", j.options_json},  {"threads", j.threads},
-              {"check", j.check},     {"min_calls", j.min_calls},   {"min_total_ms", j.min_total_ms}}
+              {"check", j.check},     {"min_calls", j.min_calls},   {"min_total_ms", j.min_total_ms},
+              {"cutoff_ms", j.cutoff_ms}}
       .dump();
 }
 
@@ -36,6 +37,7 @@ Expected<MeasureJob> job_from_line(std::string_view line) {
     j.check = v.at("check").get<bool>();
     j.min_calls = v.at("min_calls").get<int>();
     j.min_total_ms = v.at("min_total_ms").get<double>();
+    j.cutoff_ms = v.value("cutoff_ms", 0.0);
     return j;
   } catch (const json::exception& e) {
     return protocol_error("a job", e);

@@ -24,6 +24,10 @@ struct MeasureJob {
   bool check = true;            // compare with the interpreter first (at reduced sizes when large)
   int min_calls = 5;            // timing: at least this many calls ...
   double min_total_ms = 100;    // ... and this much time
+  // A candidate whose first run takes longer than this is not timed further: that run is
+  // its time (0: always time it). The tuner passes a multiple of the best so far, so a
+  // hopeless candidate costs one run, not a minimum of calls.
+  double cutoff_ms = 0;
 };
 
 struct MeasureReply {

@@ -18,36 +18,8 @@ std::string shape_string(const std::vector<int64_t>& shape) {
   return s + "]";
 }
 
-std::variant<CliKernel, int> kernel_setup(const ParsedArgs& args, const char* command) {
-  if (args.positional.size() != 1) {
-    std::cerr << "tcstudio-cli " << command << ": expected one FILE.tc (see --help)\n";
-    return kUsageError;
-  }
-  KernelSpec spec;
-  spec.entry = args.get("entry").value_or("");
-  for (const std::string& s : args.all("size")) {
-    auto kv = split_assignment(s);
-    int64_t v = 0;
-    if (kv) {
-      auto [p, ec] = std::from_chars(kv->second.data(), kv->second.data() + kv->second.size(), v);
-      if (ec != std::errc() || p != kv->second.data() + kv->second.size()) kv.reset();
-    }
-    if (!kv) {
-      std::cerr << "tcstudio-cli " << command << ": --size takes NAME=INT, not '" << s << "'\n";
-      return kUsageError;
-    }
-    spec.sizes[kv->first] = v;
-  }
-  std::vector<std::pair<std::string, std::string>> inputs;
-  for (const std::string& s : args.all("input")) {
-    auto kv = split_assignment(s);
-    if (!kv || kv->second.empty()) {
-      std::cerr << "tcstudio-cli " << command << ": --input takes NAME=FILE.npy, not '" << s << "'\n";
-      return kUsageError;
-    }
-    inputs.push_back(*kv);
-  }
-  auto checked = check_file(args.positional[0]);
+std::variant<std::shared_ptr<const CheckedFile>, int> checked_file(const std::string& path) {
+  auto checked = check_file(path);
   if (!checked) {
     std::cerr << "error: " << checked.error() << "\n";
     return kUserError;
@@ -57,6 +29,49 @@ std::variant<CliKernel, int> kernel_setup(const ParsedArgs& args, const char* co
     std::cerr << diagnostics_format(file->file, file->diagnostics);
     return kUserError;
   }
+  return file;
+}
+
+std::optional<SizeMap> parse_sizes(const std::vector<std::string>& items, const char* command, const char* flag) {
+  SizeMap sizes;
+  for (const std::string& s : items) {
+    auto kv = split_assignment(s);
+    int64_t v = 0;
+    if (kv) {
+      auto [p, ec] = std::from_chars(kv->second.data(), kv->second.data() + kv->second.size(), v);
+      if (ec != std::errc() || p != kv->second.data() + kv->second.size()) kv.reset();
+    }
+    if (!kv) {
+      std::cerr << "tcstudio-cli " << command << ": " << flag << " takes NAME=INT, not '" << s << "'\n";
+      return std::nullopt;
+    }
+    sizes[kv->first] = v;
+  }
+  return sizes;
+}
+
+std::variant<CliKernel, int> kernel_setup(const ParsedArgs& args, const char* command) {
+  if (args.positional.size() != 1) {
+    std::cerr << "tcstudio-cli " << command << ": expected one FILE.tc (see --help)\n";
+    return kUsageError;
+  }
+  KernelSpec spec;
+  spec.entry = args.get("entry").value_or("");
+  auto sizes = parse_sizes(args.all("size"), command, "--size");
+  if (!sizes) return kUsageError;
+  spec.sizes = *sizes;
+  std::vector<std::pair<std::string, std::string>> inputs;
+  for (const std::string& s : args.all("input")) {
+    auto kv = split_assignment(s);
+    if (!kv || kv->second.empty()) {
+      std::cerr << "tcstudio-cli " << command << ": --input takes NAME=FILE.npy, not '" << s << "'\n";
+      return kUsageError;
+    }
+    inputs.push_back(*kv);
+  }
+  auto checked = checked_file(args.positional[0]);
+  if (auto* code = std::get_if<int>(&checked)) return *code;
+  std::shared_ptr<const CheckedFile> file = std::get<std::shared_ptr<const CheckedFile>>(checked);
   // Name the tensor before reading a file it would not use.
   auto def = select_entry(*file, spec.entry);
   if (!def) {

@@ -3,6 +3,7 @@
 // kernel set-up (kernel/KernelSetup.h, which documents the sizes' precedence), print its
 // error if any, and keep the supplied tensors.
 #include <memory>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -19,6 +20,14 @@ namespace tcs::cli {
 struct CliKernel : KernelSetup {
   TensorMap supplied;  // from --input
 };
+
+// The file read and checked; on errors prints them (or why it cannot be read) and returns
+// the exit code.
+std::variant<std::shared_ptr<const CheckedFile>, int> checked_file(const std::string& path);
+
+// NAME=INT items (of --size and the like) into sizes; nullopt after printing the usage
+// error for the first that is not one.
+std::optional<SizeMap> parse_sizes(const std::vector<std::string>& items, const char* command, const char* flag);
 
 // On failure prints the problem to stderr and returns the exit code to use.
 std::variant<CliKernel, int> kernel_setup(const ParsedArgs& args, const char* command);

@@ -8,6 +8,7 @@
 
 #include "cli/Commands.h"
 #include "cli/KernelSetup.h"
+#include "lang/Diagnostic.h"
 #include "support/Json.h"
 #include "tuner/Tuner.h"
 #include "tuner/Worker.h"
@@ -19,17 +20,21 @@
 
 namespace tcs::cli {
 
-static const char* kTuneHelp = R"(usage: tcstudio-cli tune FILE.tc [--entry NAME] [--size NAME=INT ...] [--db PATH]
+static const char* kTuneHelp = R"(usage: tcstudio-cli tune FILE.tc [--entry NAME] [--size NAME=INT ...]
+                        [--size-set "NAME=INT ..." ...] [--db PATH]
                         [--trials N] [--time-limit SEC] [--seed S] [--batch N]
                         [--threads N] [--timeout SEC] [--json]
 
 Searches mapping options for a kernel at its sizes on this machine and keeps every
 measurement in the tuning cache (--db PATH, default ~/.local/share/tcstudio/cache.sqlite).
+Without --entry every def of the file is tuned; each --size-set adds a set of sizes
+(--size applies to all). Several kernels share the budget: one round each, then each
+round goes where the time is expected to fall fastest.
 Candidates run in a child process: one that crashes, hangs or computes a wrong result
 costs one trial. Tuning the same kernel again resumes: nothing measured is measured
 twice. Ctrl-C stops after the current candidate and keeps everything measured.
 
-  --trials N        new measurements in this session (default 200)
+  --trials N        new measurements in this session, all kernels together (default 200)
   --time-limit SEC  wall time of the session (default 600)
   --seed S          the search's seed (default 0; recorded with the session)
   --batch N         candidates per round, stored together (default 16)
@@ -56,7 +61,7 @@ std::string progress_text(const tuner::TuneProgress& p, int budget) {
   char buf[256];
   std::string best = p.best_ms ? std::to_string(*p.best_ms).substr(0, 7) + " ms (" + std::to_string(int(p.best_gflops + 0.5)) + " GFLOP/s)"
                                : std::string("-");
-  std::snprintf(buf, sizeof buf, "%d/%d trials, %d failed, best %s, %s elapsed, ETA %s", p.trials, budget, p.failures,
+  std::snprintf(buf, sizeof buf, "%d/%d trials, %d failed, best %s, %s elapsed, ETA %s", p.session_trials, budget, p.failures,
                 best.c_str(), clock_text(p.elapsed_s).c_str(), clock_text(p.eta_s).c_str());
   std::string line = buf;
   if (p.model_samples > 0) {
@@ -71,6 +76,61 @@ template <class T>
 bool parse_number(const std::string& s, T& out) {
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
   return ec == std::errc() && p == s.data() + s.size();
+}
+
+// The kernels to tune: every def (or --entry's) at every --size-set, --size on top.
+int tune_setups(const ParsedArgs& args, std::vector<KernelSetup>& out) {
+  if (args.positional.size() != 1) {
+    std::cerr << "tcstudio-cli tune: expected one FILE.tc (see --help)\n";
+    return kUsageError;
+  }
+  auto common = parse_sizes(args.all("size"), "tune", "--size");
+  if (!common) return kUsageError;
+  std::vector<SizeMap> sets;
+  for (const std::string& set : args.all("size-set")) {
+    std::vector<std::string> items;
+    std::string item;
+    for (char c : set + " ")
+      if (c == ' ' || c == ',') {
+        if (!item.empty()) items.push_back(item), item.clear();
+      } else {
+        item += c;
+      }
+    auto sizes = parse_sizes(items, "tune", "--size-set");
+    if (!sizes) return kUsageError;
+    sets.push_back(*sizes);
+  }
+  if (sets.empty()) sets.emplace_back();
+  auto checked = checked_file(args.positional[0]);
+  if (auto* code = std::get_if<int>(&checked)) return *code;
+  std::shared_ptr<const CheckedFile> file = std::get<std::shared_ptr<const CheckedFile>>(checked);
+  std::vector<const SemaDef*> defs;
+  if (auto entry = args.get("entry")) {
+    auto def = select_entry(*file, *entry);
+    if (!def) {
+      std::cerr << "error: " << def.error() << "\n";
+      return kUserError;
+    }
+    defs.push_back(*def);
+  } else {
+    for (const SemaDef& d : file->defs) defs.push_back(&d);
+  }
+  for (const SemaDef* def : defs)
+    for (const SizeMap& set : sets) {
+      KernelSpec spec;
+      spec.entry = def->name;
+      // A size the def does not have belongs to another def of the file.
+      for (const SizeMap* from : {&set, static_cast<const SizeMap*>(&*common)})
+        for (const auto& [n, v] : *from)
+          if (def->find_size_param(n) >= 0) spec.sizes[n] = v;
+      auto k = tcs::kernel_setup(file, spec);
+      if (!k) {
+        std::cerr << "error: " << def->name << ": " << k.error() << "\n";
+        return kUserError;
+      }
+      out.push_back(std::move(*k));
+    }
+  return kSuccess;
 }
 
 }  // namespace
@@ -89,6 +149,7 @@ int command_tune(const std::vector<std::string>& argv) {
   auto parsed = parse_command(argv,
                               {{"entry", true},
                                {"size", true, true},
+                               {"size-set", true, true},
                                {"db", true},
                                {"trials", true},
                                {"time-limit", true},
@@ -118,9 +179,8 @@ int command_tune(const std::vector<std::string>& argv) {
     std::cerr << "tcstudio-cli tune: --seed takes an unsigned integer, not '" << *v << "'\n";
     return kUsageError;
   }
-  auto setup = kernel_setup(args, "tune");
-  if (auto* code = std::get_if<int>(&setup)) return *code;
-  CliKernel& k = std::get<CliKernel>(setup);
+  std::vector<KernelSetup> kernels;
+  if (int code = tune_setups(args, kernels); code != kSuccess) return code;
   std::string path = cache_path_from_args(args);
   auto cache = tuner::TuningCache::open(path);
   if (!cache) {
@@ -131,14 +191,21 @@ int command_tune(const std::vector<std::string>& argv) {
   s.app_version = TCS_VERSION;
 
   bool tty = ::isatty(STDERR_FILENO);
-  std::cerr << "tuning " << k.def->name << " (" << tuner::workload_of(k).sizes << ") into " << path << "\n";
-  auto on_progress = [&](const tuner::TuneProgress& p) {
+  std::vector<tuner::Workload> workloads;
+  std::vector<const KernelSetup*> setups;
+  for (const KernelSetup& k : kernels) workloads.push_back(tuner::workload_of(k)), setups.push_back(&k);
+  auto name = [&](size_t i) { return workloads[i].entry + " (" + workloads[i].sizes + ")"; };
+  std::cerr << "tuning";
+  for (size_t i = 0; i < workloads.size(); ++i) std::cerr << (i ? ", " : " ") << name(i);
+  std::cerr << " into " << path << "\n";
+  auto on_progress = [&](size_t task, const tuner::TuneProgress& p) {
+    std::string who = workloads.size() > 1 ? workloads[task].entry + ": " : std::string();
     if (tty) {
-      int width = 24, filled = int(width * double(p.trials) / s.trials);
-      std::cerr << "\r[" << std::string(size_t(filled), '#') << std::string(size_t(width - filled), '.') << "] "
-                << progress_text(p, s.trials) << "   " << std::flush;
-    } else if (p.trials % s.batch == 0) {
-      std::cerr << "round " << p.round << ": " << progress_text(p, s.trials) << "\n";
+      int width = 24, filled = int(width * double(p.session_trials) / s.trials);
+      std::cerr << "\r\033[K[" << std::string(size_t(filled), '#') << std::string(size_t(width - filled), '.') << "] " << who
+                << progress_text(p, s.trials) << std::flush;
+    } else if (p.session_trials % s.batch == 0) {
+      std::cerr << who << progress_text(p, s.trials) << "\n";
     }
   };
   g_cancel = false;
@@ -146,52 +213,58 @@ int command_tune(const std::vector<std::string>& argv) {
   sa.sa_handler = on_interrupt;
   ::sigaction(SIGINT, &sa, &old_int);
   ::sigaction(SIGTERM, &sa, &old_term);
-  auto result = tuner::tune(**cache, k, s, on_progress, &g_cancel);
+  auto results = tuner::tune_tasks(**cache, setups, s, on_progress, &g_cancel);
   ::sigaction(SIGINT, &old_int, nullptr);
   ::sigaction(SIGTERM, &old_term, nullptr);
   if (tty) std::cerr << "\n";
-  if (!result) {
-    std::cerr << "error: " << result.error() << "\n";
+  if (!results) {
+    std::cerr << "error: " << results.error() << "\n";
     return kUserError;
   }
-  const tuner::TuneProgress& p = result->progress;
-  tuner::Workload w = tuner::workload_of(k);
-  if (args.has("json")) {
-    JsonWriter j;
-    j.begin_object();
-    j.field("key", w.key);
-    j.field("entry", w.entry);
-    j.field("sizes", w.sizes);
-    j.field("session", result->session);
-    j.field("trials", p.trials);
-    j.field("failures", p.failures);
-    j.field("rejected", p.rejected);
-    j.field("already_measured", p.known);
-    j.field("stopped", result->stopped_because);
-    j.field("model_samples", p.model_samples);
-    j.field("model_rank_correlation", p.model_rank);
-    j.field("model_rank_correlation_chosen", p.model_online_rank);
-    j.field("elapsed_s", p.elapsed_s);
-    if (result->best) {
-      j.field("best_ms", result->best->median_ms);
-      j.field("best_gflops", result->best->gflops);
-      j.field("options", result->best->options_json);
+  JsonWriter j;
+  if (args.has("json")) j.begin_array();
+  for (size_t i = 0; i < results->size(); ++i) {
+    const tuner::TuneResult& r = (*results)[i];
+    const tuner::TuneProgress& p = r.progress;
+    const tuner::Workload& w = workloads[i];
+    if (args.has("json")) {
+      j.begin_object();
+      j.field("key", w.key);
+      j.field("entry", w.entry);
+      j.field("sizes", w.sizes);
+      j.field("session", r.session);
+      j.field("trials", p.trials);
+      j.field("failures", p.failures);
+      j.field("rejected", p.rejected);
+      j.field("already_measured", p.known);
+      j.field("stopped", r.stopped_because);
+      j.field("elapsed_s", p.elapsed_s);
+      j.field("model_samples", p.model_samples);
+      j.field("model_rank_correlation", p.model_rank);
+      j.field("model_rank_correlation_chosen", p.model_online_rank);
+      if (r.best) {
+        j.field("best_ms", r.best->median_ms);
+        j.field("best_gflops", r.best->gflops);
+        j.field("options", r.best->options_json);
+      }
+      j.end_object();
+      continue;
     }
-    j.end_object();
-    std::cout << j.str() << "\n";
-  } else {
-    std::cout << "session " << result->session << " of " << w.entry << " (key " << w.key << "): " << p.trials << " trials ("
-              << p.failures << " failed, " << p.known << " measured before), stopped: " << result->stopped_because << ", "
+    std::cout << "session " << r.session << " of " << name(i) << " (key " << w.key << "): " << p.trials << " trials ("
+              << p.failures << " failed, " << p.known << " measured before), stopped: " << r.stopped_because << ", "
               << clock_text(p.elapsed_s) << "\n";
     if (p.model_samples > 0)
-      std::cout << "cost model: trained on " << p.model_samples << " samples; rank correlation " << p.model_rank
+      std::cout << "  cost model: trained on " << p.model_samples << " samples; rank correlation " << p.model_rank
                 << " on a held-out fifth, " << p.model_online_rank << " on the candidates it chose\n";
-    if (result->best)
-      std::cout << "best " << result->best->median_ms << " ms, " << result->best->gflops << " GFLOP/s over "
-                << result->best->verified_repeats << " runs; use it with: tcstudio-cli run " << args.positional[0]
-                << " --best\n";
+    if (r.best)
+      std::cout << "  best " << r.best->median_ms << " ms, " << r.best->gflops << " GFLOP/s over " << r.best->verified_repeats
+                << " runs; use it with: tcstudio-cli run " << args.positional[0] << " --entry " << w.entry << " --best\n";
     else
-      std::cout << "no candidate ran correctly; see 'tcstudio-cli cache show " << w.key << "'\n";
+      std::cout << "  no candidate ran correctly; see 'tcstudio-cli cache show " << w.key << "'\n";
+  }
+  if (args.has("json")) {
+    j.end_array();
+    std::cout << j.str() << "\n";
   }
   return kSuccess;
 }

@@ -154,6 +154,16 @@ expect 0 'shared.jsonl: 11 lines, 11 new candidates, 11 new measurements, 0 alre
 expect 0 'shared.jsonl: 11 lines, 0 new candidates, 0 new measurements, 11 already present' -- \
   cache import "$work/shared.jsonl" --db "$work/merged.sqlite"
 expect 0 'vacuumed' -- cache vacuum --db "$work/merged.sqlite"
+cat >"$work/two.tc" <<'TC'
+# sizes: N=64 M=8
+def scale(float(N) A) -> (B) { B(i) = A(i) * 2 }
+def rowsum(float(M,N) A) -> (S) { S(m) +=! A(m, n) }
+TC
+expect 0 'session 2 of rowsum \(M=8 N=64\)' -- \
+  tune "$work/two.tc" --trials 8 --batch 4 --threads 1 --db "$work/two.sqlite"
+expect 0 'session 4 of scale \(N=128\)' -- \
+  tune "$work/two.tc" --entry scale --size-set N=32 --size-set 'N=128' --trials 8 --batch 4 --threads 1 --db "$work/two.sqlite"
+expect 2 '--size-set takes NAME=INT' -- tune "$work/two.tc" --size-set 'N=x' --db "$work/two.sqlite"
 expect 2 '--trials takes a whole number' -- tune "$examples/matmul.tc" --trials 0 --db "$db"
 expect 1 'notes.sqlite is not a TC Studio tuning cache' -- tune "$examples/matmul.tc" --db "$work/notes.sqlite"
 

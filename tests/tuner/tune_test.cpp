@@ -165,3 +165,26 @@ TEST(Search, DeterministicForASeedAndAlwaysValid) {
   EXPECT_NE(a, c);
   EXPECT_EQ(std::set<std::string>(a.begin(), a.end()).size(), a.size()) << "a candidate was proposed twice";
 }
+
+TEST(Tune, SeveralKernelsShareOneBudget) {
+  Fixture f;
+  KernelSetup small = *kernel_setup(f.file, KernelSpec{"", {{"M", 24}, {"K", 16}, {"N", 20}}, {}});
+  auto cache = TuningCache::open(f.db());
+  ASSERT_TRUE(cache) << cache.error();
+  std::vector<size_t> order;
+  auto results = tune_tasks(**cache, {&f.kernel, &small}, quick({TCS_CLI, "worker"}, 20),
+                            [&](size_t task, const TuneProgress&) { order.push_back(task); });
+  ASSERT_TRUE(results) << results.error();
+  ASSERT_EQ(results->size(), 2u);
+  EXPECT_EQ((*results)[0].progress.trials + (*results)[1].progress.trials, 20);
+  ASSERT_GE(order.size(), 10u);
+  EXPECT_EQ(std::vector<size_t>(order.begin(), order.begin() + 10), (std::vector<size_t>{0, 0, 0, 0, 0, 1, 1, 1, 1, 1}))
+      << "one round each first";
+  for (const TuneResult& r : *results) {
+    EXPECT_EQ(r.stopped_because, "trial budget");
+    EXPECT_TRUE(r.best);
+  }
+  auto listed = (*cache)->list();
+  ASSERT_TRUE(listed);
+  EXPECT_EQ(listed->size(), 2u);
+}

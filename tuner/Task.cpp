@@ -1,0 +1,267 @@
+#include "tuner/Task.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <thread>
+
+#include "poly/Lowering.h"
+#include "runtime/Timing.h"
+#include "support/Json.h"
+#include "targets/Target.h"
+#include "tuner/Features.h"
+
+namespace tcs::tuner {
+
+namespace {
+
+std::string settings_json(const TuneSettings& s) {
+  JsonWriter w;
+  w.begin_object();
+  w.field("trials", s.trials);
+  w.field("time_limit_s", s.time_limit_s);
+  w.field("batch", s.batch);
+  w.field("threads", s.threads);
+  w.field("timeout_s", s.timeout_s);
+  w.field("patience_rounds", s.patience_rounds);
+  w.field("remeasure", s.remeasure);
+  w.field("search", "presets, mutation and crossover of the fastest, an epsilon of random draws; ranked by the cost model");
+  w.end_object();
+  return w.str();
+}
+
+std::string ms_text(double ms) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g ms", ms);
+  return buf;
+}
+
+// A candidate this much slower than the best so far is timed with its first run only.
+constexpr double kCutoffFactor = 10;
+
+}  // namespace
+
+Task::Task(TuningCache& cache, const KernelSetup& kernel, const TuneSettings& settings, WorkerProcess& worker)
+    : cache_(cache), kernel_(kernel), settings_(settings), worker_(worker), learner_(settings.seed), rng_(settings.seed) {
+  workload_ = workload_of(kernel);
+  target_ = find_target("cpu")->identify();
+  threads_ = settings.threads > 0 ? settings.threads : int(std::max(1u, std::thread::hardware_concurrency()));
+  space_.kernel = &kernel;
+}
+
+Status Task::start() {
+  auto known = cache_.measured_options(workload_, target_);
+  if (!known) return known.failure();
+  space_.seen = *known;
+  progress_.known = int(known->size());
+  auto session = cache_.begin_session(workload_, target_, settings_.seed, settings_json(settings_), settings_.app_version);
+  if (!session) return session.failure();
+  session_ = *session;
+  auto fastest = cache_.fastest(workload_, target_, 16);
+  if (!fastest) return fastest.failure();
+  fastest_ = *fastest;
+  if (!fastest_.empty()) progress_.best_ms = fastest_.front().second;
+  auto samples = cache_.training_samples(workload_.structure, target_, kFeatureVersion);
+  if (!samples) return samples.failure();
+  for (TrainingSample& t : *samples) learner_.add(FeatureRows{t.rows, std::move(t.features)}, t.workload_key, t.median_ms);
+  if (auto trained = learner_.maybe_train(); !trained) return trained.failure();
+  progress_.model_samples = learner_.trained_on();
+  progress_.model_rank = learner_.holdout_rank();
+  return success();
+}
+
+// The round's candidates: the presets first in a task's first round; then, with a model,
+// the best predicted of four times what is needed plus a random few (the others may be
+// drawn again later); without one, the draws as they come. Features and scores of each
+// are kept in features_ and scores_.
+std::vector<Candidate> Task::choose(int want) {
+  const std::vector<MappingPass>& passes = find_target("cpu")->mapping_passes;
+  auto features_of = [&](const Candidate& c) -> std::optional<FeatureRows> {
+    auto lowered = lower_to_loop_nest(*kernel_.def, kernel_.shapes, c.options, passes);
+    if (!lowered) return std::nullopt;
+    return extract_features(*kernel_.def, kernel_.shapes, lowered->nest);
+  };
+  std::vector<Candidate> batch = progress_.round == 0 ? space_.presets() : std::vector<Candidate>{};
+  if (int(batch.size()) > want) batch.resize(size_t(want));
+  features_.clear();
+  scores_.clear();
+  for (const Candidate& c : batch) {
+    features_.push_back(features_of(c).value_or(FeatureRows{}));
+    scores_.push_back(std::nullopt);
+  }
+  // Parents: the fastest measured, or in a fresh first round the presets themselves.
+  std::vector<std::string> parents;
+  for (const auto& [options, ms] : fastest_) parents.push_back(options);
+  if (parents.empty())
+    for (const Candidate& c : batch) parents.push_back(c.json);
+  bool ranked = learner_.model().trained();
+  int room = want - int(batch.size());
+  // Draws the compiler refuses cost no trial; more are drawn (a bounded number of times)
+  // so that a round is full.
+  int needed = ranked ? 4 * room : room;
+  std::vector<Candidate> lowered;
+  std::vector<FeatureRows> pool_features;
+  for (int attempt = 0; attempt < 4 && int(lowered.size()) < needed; ++attempt) {
+    for (Candidate& c : space_.next(rng_, parents, needed - int(lowered.size()))) {
+      if (auto f = features_of(c)) lowered.push_back(std::move(c)), pool_features.push_back(std::move(*f));
+      else ++space_.rejected;
+    }
+  }
+  std::vector<double> scores(lowered.size(), 0.0);
+  if (ranked) {
+    if (auto predicted = learner_.model().predict(pool_features)) scores = *predicted;
+  }
+  std::vector<size_t> order(lowered.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return scores[a] > scores[b]; });
+  int random_share = ranked ? std::max(1, room / 16) : 0;
+  std::vector<size_t> chosen(order.begin(), order.begin() + std::min<long>(long(order.size()), room - random_share));
+  std::vector<size_t> rest(order.begin() + long(chosen.size()), order.end());
+  for (int r = 0; r < random_share && !rest.empty(); ++r) {
+    size_t pick = rng_() % rest.size();
+    chosen.push_back(rest[pick]);
+    rest.erase(rest.begin() + long(pick));
+  }
+  for (size_t i : chosen) {
+    batch.push_back(lowered[i]);
+    features_.push_back(pool_features[i]);
+    scores_.push_back(ranked ? std::optional(scores[i]) : std::nullopt);
+  }
+  for (size_t i : rest) space_.seen.erase(lowered[i].json);
+  return batch;
+}
+
+Expected<MeasureReply> Task::measure(const std::string& options, int min_calls, double min_total_ms, bool check) {
+  MeasureJob job;
+  job.id = next_job_++;
+  job.source = kernel_.checked->file.text();
+  job.entry = kernel_.def->name;
+  job.sizes = kernel_.shapes.sizes;
+  job.options_json = options;
+  job.threads = threads_;
+  job.check = check;
+  job.min_calls = min_calls;
+  job.min_total_ms = min_total_ms;
+  job.cutoff_ms = check && progress_.best_ms ? kCutoffFactor * *progress_.best_ms : 0;
+  return worker_.measure(job, settings_.timeout_s);
+}
+
+Expected<bool> Task::round(int want, const std::atomic<bool>* cancel,
+                           const std::function<void(const TuneProgress&)>& on_trial) {
+  std::vector<Candidate> batch = choose(want);
+  if (batch.empty()) {
+    stopped_ = "search space exhausted";
+    return false;
+  }
+  TuneProgress& p = progress_;
+  std::optional<double> best_before = p.best_ms;
+  std::vector<Trial> trials;
+  for (size_t i = 0; i < batch.size(); ++i) {
+    if (cancel && cancel->load()) break;
+    auto reply = measure(batch[i].json, 5, 100, true);
+    if (!reply) return reply.failure();
+    Trial t;
+    t.options_json = batch[i].json;
+    t.origin = batch[i].origin;
+    t.round = p.round;
+    t.status = reply->status;
+    t.message = reply->message;
+    t.median_ms = reply->median_ms;
+    t.repeats_ms = reply->repeats_ms;
+    t.compile_ms = reply->compile_ms;
+    t.threads = threads_;
+    t.predicted = scores_[i];
+    t.feature_rows = features_[i].rows;
+    t.features = features_[i].data;
+    if (t.feature_rows > 0) learner_.add(features_[i], workload_.key, t.median_ms);
+    if (scores_[i] && t.median_ms) {
+      learner_.add_prediction(*scores_[i], *t.median_ms);
+      p.model_online_rank = learner_.chosen_rank();
+    }
+    ++p.trials;
+    if (t.status != TrialStatus::Ok) {
+      ++p.failures;
+      p.last = std::string(trial_status_name(t.status)) + ": " + t.message;
+    } else {
+      p.last = "ok " + ms_text(*t.median_ms);
+      if (!p.best_ms || *t.median_ms < *p.best_ms) p.best_ms = t.median_ms;
+    }
+    p.rejected = space_.rejected;
+    p.best_gflops = p.best_ms ? workload_.flops / (*p.best_ms * 1e6) : 0;
+    trials.push_back(std::move(t));
+    if (on_trial) on_trial(p);
+  }
+  if (Status st = cache_.record_trials(session_, workload_, target_, trials); !st) return st.failure();
+  if (Status st = learn(trials); !st) return st.failure();
+  auto fastest = cache_.fastest(workload_, target_, 16);
+  if (!fastest) return fastest.failure();
+  fastest_ = *fastest;
+  bool gained = p.best_ms && (!best_before || *p.best_ms < *best_before * 0.99);
+  quiet_rounds_ = gained ? 0 : quiet_rounds_ + 1;
+  if (p.best_ms) history_.push_back({p.trials, *p.best_ms});
+  ++p.round;
+  if (quiet_rounds_ < settings_.patience_rounds) return true;
+  stopped_ = "no gain for " + std::to_string(settings_.patience_rounds) + " rounds";
+  return false;
+}
+
+// Between rounds, never while a candidate runs.
+Status Task::learn(const std::vector<Trial>& trials) {
+  (void)trials;
+  auto trained = learner_.maybe_train();
+  if (!trained) return trained.failure();
+  progress_.model_samples = learner_.trained_on();
+  progress_.model_rank = learner_.holdout_rank();
+  if (!*trained) return success();
+  auto blob = learner_.model().save();
+  if (!blob) return blob.failure();
+  std::string metrics = "{\"holdout_rank_correlation\": " + std::to_string(progress_.model_rank) +
+                        ", \"chosen_rank_correlation\": " + std::to_string(progress_.model_online_rank) + "}";
+  return cache_.save_cost_model(target_, kFeatureVersion, CostModel::xgboost_version(),
+                                "{\"objective\": \"pack-sum\", \"max_depth\": 6, \"eta\": 0.2, \"nthread\": 1}",
+                                learner_.trained_on(), 80, 0, metrics, *blob);
+}
+
+double Task::expected_gain() const {
+  if (!progress_.best_ms || progress_.trials == 0) return INFINITY;
+  double best = *progress_.best_ms;
+  double backward = 0;
+  if (history_.size() >= 2) {
+    const auto& then = history_[history_.size() >= 4 ? history_.size() - 4 : 0];
+    int trials = progress_.trials - then.first;
+    if (trials > 0) backward = (then.second - best) / trials;
+  }
+  double forward = best / progress_.trials;  // as if the time kept falling as it has on average
+  return 0.2 * backward + 0.8 * forward;
+}
+
+Expected<TuneResult> Task::finish(const std::string& stopped_because, bool cancelled) {
+  TuneResult result;
+  result.session = session_;
+  result.stopped_because = stopped_because;
+  std::optional<std::pair<std::string, Timing>> winner;
+  if (!cancelled) {
+    for (int i = 0; i < std::min<int>(settings_.remeasure, int(fastest_.size())); ++i) {
+      auto reply = measure(fastest_[size_t(i)].first, 30, 500, false);
+      if (!reply) return reply.failure();
+      if (reply->status != TrialStatus::Ok) continue;
+      Timing t;
+      t.median_ms = *reply->median_ms;
+      t.ms = reply->repeats_ms;
+      if (!winner || t.median_ms < winner->second.median_ms) winner = {{fastest_[size_t(i)].first, t}};
+    }
+  }
+  if (winner) {
+    if (Status st = cache_.set_best(workload_, target_, winner->first, winner->second.median_ms, int(winner->second.ms.size()));
+        !st)
+      return st.failure();
+  }
+  if (Status st = cache_.end_session(session_, cancelled ? "cancelled" : "finished"); !st) return st.failure();
+  auto best = cache_.best(workload_, target_);
+  if (!best) return best.failure();
+  result.best = *best;
+  result.progress = progress_;
+  return result;
+}
+
+}  // namespace tcs::tuner

@@ -1,0 +1,69 @@
+#pragma once
+// One kernel's part of a tuning session: its cache session, what it already knows, its
+// search space and cost model, and the rounds it has run. The scheduler (tuner/Tuner.h)
+// decides which task runs the next round; a task decides what that round measures.
+#include <memory>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernel/KernelSetup.h"
+#include "tuner/Cache.h"
+#include "tuner/Learner.h"
+#include "tuner/Search.h"
+#include "tuner/Tuner.h"
+#include "tuner/WorkerProcess.h"
+
+namespace tcs::tuner {
+
+class Task {
+ public:
+  Task(TuningCache& cache, const KernelSetup& kernel, const TuneSettings& settings, WorkerProcess& worker);
+
+  // Opens the cache session; reads what is measured already (never measured again), the
+  // fastest so far (the first parents) and the kernel's trials at any size (the model).
+  Status start();
+  // One round of at most `want` candidates, stored in one transaction. False when the task
+  // has nothing left to try or has gone `patience_rounds` without a 1% gain.
+  Expected<bool> round(int want, const std::atomic<bool>* cancel, const std::function<void(const TuneProgress&)>& on_trial);
+  // Re-measures the fastest few with many more calls, records the winner, ends the session.
+  Expected<TuneResult> finish(const std::string& stopped_because, bool cancelled);
+
+  // The scheduler's estimate of how fast the kernel's time falls per further trial (ms per
+  // trial, weighted): Ansor's gradient, a fifth from the last three rounds, the rest an
+  // optimistic guess from the trials so far. Infinite before its first result.
+  double expected_gain() const;
+
+  const Workload& workload() const { return workload_; }
+  const std::string& stopped_because() const { return stopped_; }  // why round() said no more
+  TuneProgress& progress() { return progress_; }
+
+ private:
+  std::vector<Candidate> choose(int want);
+  Expected<MeasureReply> measure(const std::string& options, int min_calls, double min_total_ms, bool check);
+  Status learn(const std::vector<Trial>& trials);
+
+  TuningCache& cache_;
+  const KernelSetup& kernel_;
+  const TuneSettings& settings_;
+  WorkerProcess& worker_;
+  Workload workload_;
+  TargetIdentity target_;
+  int threads_ = 1;
+  SearchSpace space_;
+  Learner learner_;
+  std::mt19937_64 rng_;
+  int64_t session_ = 0;
+  std::vector<std::pair<std::string, double>> fastest_;  // options, median ms; fastest first
+  std::vector<std::pair<int, double>> history_;           // after each round: trials, best ms
+  int quiet_rounds_ = 0;
+  std::string stopped_;
+  int64_t next_job_ = 1;
+  TuneProgress progress_;
+  // The round being assembled: features and the model's score of each candidate.
+  std::vector<FeatureRows> features_;
+  std::vector<std::optional<double>> scores_;
+};
+
+}  // namespace tcs::tuner
