@@ -27,8 +27,8 @@ struct TuneSettings {
   double timeout_s = 20;        // per candidate: compile, check and time
   int patience_rounds = 8;      // stop after this many rounds without a 1% gain
   int remeasure = 3;            // the fastest re-measured before the winner is declared
-  int memory_mb = 0;            // the worker's data limit; 0: none
-  std::vector<std::string> worker_command;  // the measuring child: {PROGRAM, "worker", ...}
+  // The measuring child: {PROGRAM, "worker", "--memory-mb", N} (tuner/Worker.h).
+  std::vector<std::string> worker_command;
   std::string app_version = "0";
 };
 

@@ -30,9 +30,10 @@ measurement in the tuning cache (--db PATH, default ~/.local/share/tcstudio/cach
 Without --entry every def of the file is tuned; each --size-set adds a set of sizes
 (--size applies to all). Several kernels share the budget: one round each, then each
 round goes where the time is expected to fall fastest.
-Candidates run in a child process: one that crashes, hangs or computes a wrong result
-costs one trial. Tuning the same kernel again resumes: nothing measured is measured
-twice. Ctrl-C stops after the current candidate and keeps everything measured.
+Candidates run in a child process (with half of this machine's memory at most): one that
+crashes, hangs, runs out of memory or computes a wrong result costs one trial. Tuning
+the same kernel again resumes: nothing measured is measured twice. Ctrl-C stops after
+the current candidate and keeps everything measured.
 
   --trials N        new measurements in this session, all kernels together (default 200)
   --time-limit SEC  wall time of the session (default 600)
@@ -187,7 +188,10 @@ int command_tune(const std::vector<std::string>& argv) {
     std::cerr << "error: " << cache.error() << "\n";
     return kUserError;
   }
-  s.worker_command = {tuner::own_executable(), "worker"};
+  // The worker may use half of this machine's memory: a candidate that wants more fails
+  // as out-of-memory instead of pushing the machine into swap.
+  long long half_mb = (long long)(::sysconf(_SC_PHYS_PAGES) / 2) * ::sysconf(_SC_PAGE_SIZE) / (1 << 20);
+  s.worker_command = {tuner::own_executable(), "worker", "--memory-mb", std::to_string(std::max(1024LL, half_mb))};
   s.app_version = TCS_VERSION;
 
   bool tty = ::isatty(STDERR_FILENO);
