@@ -79,6 +79,18 @@ bool parse_number(const std::string& s, T& out) {
   return ec == std::errc() && p == s.data() + s.size();
 }
 
+// "M=1 N=2" as " --size M=1 --size N=2".
+std::string size_flags(const std::string& sizes) {
+  std::string out, item;
+  for (char c : sizes + " ")
+    if (c == ' ') {
+      if (!item.empty()) out += " --size " + item, item.clear();
+    } else {
+      item += c;
+    }
+  return out;
+}
+
 // The kernels to tune: every def (or --entry's) at every --size-set, --size on top.
 int tune_setups(const ParsedArgs& args, std::vector<KernelSetup>& out) {
   if (args.positional.size() != 1) {
@@ -262,7 +274,8 @@ int command_tune(const std::vector<std::string>& argv) {
                 << " on a held-out fifth, " << p.model_online_rank << " on the candidates it chose\n";
     if (r.best)
       std::cout << "  best " << r.best->median_ms << " ms, " << r.best->gflops << " GFLOP/s over " << r.best->verified_repeats
-                << " runs; use it with: tcstudio-cli run " << args.positional[0] << " --entry " << w.entry << " --best\n";
+                << " runs; use it with: tcstudio-cli run " << args.positional[0] << " --entry " << w.entry << size_flags(w.sizes)
+                << " --best\n";
     else
       std::cout << "  no candidate ran correctly; see 'tcstudio-cli cache show " << w.key << "'\n";
   }
