@@ -172,6 +172,10 @@ Expected<std::unique_ptr<TuningCache>> TuningCache::open(const std::string& path
         // A WAL file in a folder we cannot write (no -shm to create): nobody else can
         // write it either, so reading it as immutable is safe.
         if (e.code != SQLITE_CANTOPEN && e.code != SQLITE_READONLY) throw;
+        // Immutable reading ignores a write-ahead log: refuse rather than miss its records.
+        if (fs::exists(path + "-wal", ec) && fs::file_size(path + "-wal", ec) > 0)
+          return refused(path, "is read-only and has records still in its write-ahead log (" + path +
+                                   "-wal) that only a writer can fold in; open it once with write access");
         db = std::make_unique<sql::Database>(file_uri(path, "immutable=1"), SQLITE_OPEN_READONLY);
       }
     }
@@ -410,17 +414,20 @@ Expected<std::vector<TrainingSample>> TuningCache::training_samples(const std::s
                 "SELECT w.workload_key, f.rows, f.data, (SELECT min(m.median_ms) FROM measurements m"
                 "  WHERE m.candidate_id = c.candidate_id AND m.status = 'ok')"
                 " FROM candidates c JOIN features f ON f.candidate_id = c.candidate_id AND f.feature_version = ?3"
+                " AND f.columns = ?4"
                 " JOIN workloads w ON w.workload_id = c.workload_id JOIN targets t ON t.target_id = c.target_id"
                 " WHERE w.structure = ?1 AND t.fingerprint = ?2"
                 " AND EXISTS (SELECT 1 FROM measurements m WHERE m.candidate_id = c.candidate_id)"
                 " ORDER BY c.candidate_id");
-    s.bind(1, structure).bind(2, t.fingerprint).bind(3, int64_t(feature_version));
+    s.bind(1, structure).bind(2, t.fingerprint).bind(3, int64_t(feature_version)).bind(4, int64_t(feature_count()));
     std::vector<TrainingSample> out;
     while (s.step()) {
       TrainingSample x;
       x.workload_key = s.text(0);
       x.rows = int(s.int64(1));
       std::string blob = s.blob(2);
+      // A row set of another shape (a damaged file) is not learned from.
+      if (x.rows <= 0 || blob.size() != size_t(x.rows) * size_t(feature_count()) * sizeof(float)) continue;
       x.features.resize(blob.size() / sizeof(float));
       std::memcpy(x.features.data(), blob.data(), x.features.size() * sizeof(float));
       x.median_ms = s.optional_real(3);
@@ -633,6 +640,8 @@ Expected<int64_t> TuningCache::export_lines(std::ostream& out) {
       out << line.dump() << "\n";
       ++lines;
     }
+    out.flush();
+    if (!out) throw sql::SqlError(SQLITE_IOERR, "the export could not be written (disk full?)");
     return lines;
   });
 }
@@ -661,6 +670,9 @@ Expected<ImportReport> TuningCache::import_lines(std::istream& in) {
         skip("not a line of 'cache export' (no \"tcstudio_cache\" version)");
         continue;
       }
+      // Each line stores whole or not at all.
+      db_->exec("SAVEPOINT line");
+      bool stored = false;
       try {
         const json& jw = line.at("workload");
         const json& jt = line.at("target");
@@ -693,6 +705,10 @@ Expected<ImportReport> TuningCache::import_lines(std::istream& in) {
             continue;
           }
           std::optional<double> median = m.contains("median_ms") ? std::optional(m["median_ms"].get<double>()) : std::nullopt;
+          if ((status == "ok") != median.has_value()) {
+            skip("a measurement with status '" + status + "' " + (median ? "has" : "lacks") + " a time");
+            continue;
+          }
           int64_t at = m.at("measured_at").get<int64_t>();
           exists.reset();
           exists.bind(1, cid).bind(2, at).bind(3, status).bind(4, median);
@@ -712,9 +728,14 @@ Expected<ImportReport> TuningCache::import_lines(std::istream& in) {
           update_best(wid, tid, cid, b.at("median_ms").get<double>(), int(b.value("verified_repeats", 0)),
                       b.value("updated_at", now_ms()), false);
         }
+        stored = true;
       } catch (const json::exception& e) {
         skip(std::string("a field is missing or of the wrong type (") + e.what() + ")");
+      } catch (const sql::SqlError& e) {
+        if (e.code != SQLITE_CONSTRAINT) throw;
+        skip(std::string("refused by the schema (") + e.what() + ")");
       }
+      db_->exec(stored ? "RELEASE line" : "ROLLBACK TO line; RELEASE line");
     }
     tx.commit();
     return report;

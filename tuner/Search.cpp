@@ -79,7 +79,8 @@ std::vector<Candidate> SearchSpace::next(std::mt19937_64& rng, const std::vector
       continue;
     }
     // Fitter parents more often: the index is the smaller of two uniform draws.
-    size_t i = std::min(rng() % parents.size(), rng() % parents.size());
+    size_t first = rng() % parents.size(), second = rng() % parents.size();
+    size_t i = std::min(first, second);
     double move = unit(rng);
     if (move < 0.45) admit(redraw_field(rng, parents[i], def), "mutation", out);
     else if (move < 0.85) admit(step_size(rng, parents[i]), "mutation", out);

@@ -114,8 +114,9 @@ std::vector<Candidate> Task::choose(int want) {
   std::vector<size_t> order(lowered.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return scores[a] > scores[b]; });
-  int random_share = ranked ? std::max(1, room / 16) : 0;
-  std::vector<size_t> chosen(order.begin(), order.begin() + std::min<long>(long(order.size()), room - random_share));
+  int random_share = ranked && room > 0 ? std::max(1, room / 16) : 0;
+  long keep = std::clamp<long>(room - random_share, 0, long(order.size()));
+  std::vector<size_t> chosen(order.begin(), order.begin() + keep);
   std::vector<size_t> rest(order.begin() + long(chosen.size()), order.end());
   for (int r = 0; r < random_share && !rest.empty(); ++r) {
     size_t pick = rng_() % rest.size();
@@ -143,7 +144,10 @@ Expected<MeasureReply> Task::measure(const std::string& options, int min_calls, 
   job.min_calls = min_calls;
   job.min_total_ms = min_total_ms;
   job.cutoff_ms = check && progress_.best_ms ? kCutoffFactor * *progress_.best_ms : 0;
-  return worker_.measure(job, settings_.timeout_s);
+  // A slow kernel timed many times needs longer than the per-candidate limit.
+  double timeout = settings_.timeout_s;
+  if (progress_.best_ms) timeout = std::max(timeout, 2 * ((min_calls + 3) * *progress_.best_ms + min_total_ms) / 1e3);
+  return worker_.measure(job, timeout);
 }
 
 Expected<bool> Task::round(int want, const std::atomic<bool>* cancel,

@@ -108,9 +108,10 @@ MeasureReply run_job(const MeasureJob& job, const WorkerHooks& hooks) {
     if (job.check) {
       bool small = kernel_flops(*k->def, k->shapes) <= kCheckFlops;
       std::optional<KernelSetup> little = small ? std::nullopt : reduced(job, *k);
-      if (small) {
+      // Sizes that cannot be halved: the check runs at full size (the time limit bounds it).
+      if (small || !little) {
         if (auto bad = check(*built->kernel, job, compile_ms)) return *bad;
-      } else if (little) {
+      } else {
         auto checked = build(*little, *options, job, hooks);
         if (!checked) return fail(job, TrialStatus::CompileError, "at reduced sizes for the check: " + checked.error(), compile_ms);
         if (auto bad = check(*checked->kernel, job, compile_ms)) {

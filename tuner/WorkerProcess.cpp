@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/prctl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -34,6 +35,7 @@ WorkerProcess::~WorkerProcess() {
 }
 
 Status WorkerProcess::start() {
+  if (command_.empty() || command_[0].empty()) return Error{ErrorKind::Internal, "no measuring worker to start"};
   int down[2], up[2];
   if (::pipe2(down, O_CLOEXEC) != 0) return Error{ErrorKind::Internal, std::string("pipe: ") + std::strerror(errno)};
   if (::pipe2(up, O_CLOEXEC) != 0) {
@@ -43,9 +45,18 @@ Status WorkerProcess::start() {
   std::vector<char*> argv;
   for (std::string& a : command_) argv.push_back(a.data());
   argv.push_back(nullptr);
+  pid_t parent = ::getpid();
   pid_t pid = ::fork();
-  if (pid < 0) return Error{ErrorKind::Internal, std::string("fork: ") + std::strerror(errno)};
+  if (pid < 0) {
+    for (int fd : {down[0], down[1], up[0], up[1]}) ::close(fd);
+    return Error{ErrorKind::Internal, std::string("fork: ") + std::strerror(errno)};
+  }
   if (pid == 0) {
+    // Ctrl-C is for the tuner, which stops after the candidate in flight; if the tuner
+    // dies, so does the worker, even in the middle of a hanging candidate.
+    ::signal(SIGINT, SIG_IGN);
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(kExecFailed);
     ::dup2(down[0], STDIN_FILENO);
     ::dup2(up[1], STDOUT_FILENO);
     ::execv(argv[0], argv.data());
@@ -64,7 +75,8 @@ std::string WorkerProcess::reap(bool kill_first) {
   ::close(to_child_);
   if (kill_first) ::kill(pid_, SIGKILL);
   int status = 0;
-  ::waitpid(pid_, &status, 0);
+  while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+  }
   ::close(from_child_);
   pid_ = to_child_ = from_child_ = -1;
   if (WIFSIGNALED(status))
@@ -118,6 +130,7 @@ Expected<MeasureReply> WorkerProcess::measure(const MeasureJob& job, double time
   std::string reply = pending_.substr(0, nl);
   pending_.erase(0, nl + 1);
   auto r = reply_from_line(reply);
+  if (r && r->id != job.id) r = Error{ErrorKind::Internal, "a reply to another job"};
   if (!r) {
     reap(true);
     return fail(TrialStatus::Crash, "the worker replied with something unreadable: " + reply.substr(0, 200));

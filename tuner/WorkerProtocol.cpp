@@ -1,5 +1,7 @@
 #include "tuner/WorkerProtocol.h"
 
+#include <cmath>
+
 #include <nlohmann/json.hpp>
 
 namespace tcs::tuner {
@@ -61,6 +63,9 @@ Expected<MeasureReply> reply_from_line(std::string_view line) {
     r.status = *status;
     r.message = v.at("message").get<std::string>();
     if (v.contains("median_ms")) r.median_ms = v["median_ms"].get<double>();
+    bool timed = r.median_ms && std::isfinite(*r.median_ms) && *r.median_ms >= 0;
+    if ((r.status == TrialStatus::Ok) != timed)
+      return Error{ErrorKind::Internal, "worker protocol: a time only with status ok, in " + std::string(line)};
     r.repeats_ms = v.at("repeats_ms").get<std::vector<double>>();
     r.compile_ms = v.at("compile_ms").get<double>();
     return r;
