@@ -312,6 +312,7 @@ Status TuningCache::record_trials(int64_t session, const Workload& w, const Targ
     Statement insert(db_->handle(),
                      "INSERT INTO measurements(candidate_id, session_id, status, message, median_ms, repeats, compile_ms,"
                      " threads, measured_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
+    std::optional<Statement> features;  // prepared when a trial has rows (a version-1 file has no table)
     for (const Trial& trial : trials) {
       // Options that do not parse are stored as given, so the failure stays visible.
       auto canonical = canonical_options(trial.options_json);
@@ -330,11 +331,13 @@ Status TuningCache::record_trials(int64_t session, const Workload& w, const Targ
       insert.bind(8, int64_t(trial.threads)).bind(9, at).run();
       if (ok) update_best(wid, tid, cid, *trial.median_ms, int(trial.repeats_ms.size()), at, false);
       if (trial.feature_rows > 0 && !trial.features.empty()) {
-        Statement f(db_->handle(),
-                    "INSERT OR REPLACE INTO features(candidate_id, feature_version, rows, columns, data) VALUES (?1, ?2, ?3, ?4, ?5)");
-        f.bind(1, cid).bind(2, int64_t(kFeatureVersion)).bind(3, int64_t(trial.feature_rows));
-        f.bind(4, int64_t(trial.features.size() / size_t(trial.feature_rows)));
-        f.bind_blob(5, trial.features.data(), trial.features.size() * sizeof(float)).run();
+        if (!features)
+          features.emplace(db_->handle(),
+                           "INSERT OR REPLACE INTO features(candidate_id, feature_version, rows, columns, data) VALUES (?1, ?2, ?3, ?4, ?5)");
+        features->reset();
+        features->bind(1, cid).bind(2, int64_t(kFeatureVersion)).bind(3, int64_t(trial.feature_rows));
+        features->bind(4, int64_t(trial.features.size() / size_t(trial.feature_rows)));
+        features->bind_blob(5, trial.features.data(), trial.features.size() * sizeof(float)).run();
       }
     }
     tx.commit();

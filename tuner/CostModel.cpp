@@ -13,6 +13,13 @@ namespace {
 
 constexpr int kRounds = 80;
 
+// The booster's parameters, the one place they are written (training and the record of
+// a snapshot both read them). The seed is added per model.
+const std::vector<std::pair<std::string, std::string>> kParams = {
+    {"booster", "gbtree"}, {"tree_method", "hist"}, {"max_bin", "64"},       {"max_depth", "6"},
+    {"eta", "0.2"},        {"gamma", "0.001"},      {"min_child_weight", "1"}, {"lambda", "1"},
+    {"nthread", "1"},      {"base_score", "0"},     {"disable_default_eval_metric", "1"}, {"verbosity", "0"}};
+
 Error xgb_error(const char* what) { return Error{ErrorKind::Internal, std::string("XGBoost: ") + what + ": " + XGBGetLastError()}; }
 
 // Rows of every program stacked; `owner[r]` is row r's program.
@@ -69,13 +76,10 @@ Expected<CostModelReport> CostModel::train(const std::vector<FeatureRows>& progr
   if (XGBoosterCreate(&m.h, 1, &b) != 0) return xgb_error("creating the booster");
   std::unique_ptr<Impl> fresh = std::make_unique<Impl>();
   fresh->booster = b;
-  const std::pair<const char*, std::string> params[] = {
-      {"booster", "gbtree"}, {"tree_method", "hist"},     {"max_bin", "64"},   {"max_depth", "6"},
-      {"eta", "0.2"},        {"gamma", "0.001"},          {"min_child_weight", "1"}, {"lambda", "1"},
-      {"nthread", "1"},      {"seed", std::to_string(seed_ % 2147483647)}, {"base_score", "0"},
-      {"disable_default_eval_metric", "1"}, {"verbosity", "0"}};
+  std::vector<std::pair<std::string, std::string>> params(kParams.begin(), kParams.end());
+  params.push_back({"seed", std::to_string(seed_ % 2147483647)});
   for (const auto& [k, v] : params)
-    if (XGBoosterSetParam(b, k, v.c_str()) != 0) return xgb_error("setting a parameter");
+    if (XGBoosterSetParam(b, k.c_str(), v.c_str()) != 0) return xgb_error("setting a parameter");
   // Pack-sum: a program's prediction is the sum of its rows' margins; each row gets the
   // gradient of its program's squared error, weighted by the label so that fast programs
   // (the ones the search cares about) are fitted best.
@@ -122,6 +126,12 @@ Expected<std::string> CostModel::save() const {
   const char* data = nullptr;
   if (XGBoosterSaveModelToBuffer(impl_->booster, R"({"format": "json"})", &len, &data) != 0) return xgb_error("saving");
   return std::string(data, size_t(len));
+}
+
+std::string CostModel::params_json() {
+  std::string out = "{\"objective\": \"pack-sum\", \"rounds\": " + std::to_string(kRounds);
+  for (const auto& [k, v] : kParams) out += ", \"" + k + "\": \"" + v + "\"";
+  return out + "}";
 }
 
 double rank_correlation(const std::vector<double>& a, const std::vector<double>& b) {

@@ -35,6 +35,7 @@ class CostModel {
   // The model as XGBoost's JSON, for the cache's cost_models table.
   Expected<std::string> save() const;
   static std::string xgboost_version();
+  static std::string params_json();  // the objective, rounds and booster parameters, as JSON
 
  private:
   struct Impl;

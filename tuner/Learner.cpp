@@ -48,7 +48,9 @@ Expected<bool> Learner::maybe_train() {
   auto guessed = check.predict(test_x);
   if (!guessed) return guessed.failure();
   holdout_rank_ = rank_correlation(*guessed, test_y);
-  if (auto r = model_.train(x_, labels); !r) return r.failure();
+  auto r = model_.train(x_, labels);
+  if (!r) return r.failure();
+  report_ = *r;
   trained_on_ = x_.size();
   return true;
 }

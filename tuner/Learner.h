@@ -26,6 +26,7 @@ class Learner {
   int trained_on() const { return int(trained_on_); }
   double holdout_rank() const { return holdout_rank_; }  // on a fifth held out of the last training
   double chosen_rank() const;                            // on the last 64 predictions
+  const CostModelReport& last_training() const { return report_; }
 
  private:
   CostModel model_;
@@ -36,6 +37,7 @@ class Learner {
   size_t trained_on_ = 0;
   std::vector<double> predicted_, measured_;
   double holdout_rank_ = 0;
+  CostModelReport report_;
 };
 
 }  // namespace tcs::tuner

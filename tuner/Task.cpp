@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <thread>
 
 #include "poly/Lowering.h"
@@ -28,12 +27,6 @@ std::string settings_json(const TuneSettings& s) {
   w.field("search", "presets, mutation and crossover of the fastest, an epsilon of random draws; ranked by the cost model");
   w.end_object();
   return w.str();
-}
-
-std::string ms_text(double ms) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.4g ms", ms);
-  return buf;
 }
 
 // A candidate this much slower than the best so far is timed with its first run only.
@@ -183,20 +176,15 @@ Expected<bool> Task::round(int want, const std::atomic<bool>* cancel,
       p.model_online_rank = learner_.chosen_rank();
     }
     ++p.trials;
-    if (t.status != TrialStatus::Ok) {
-      ++p.failures;
-      p.last = std::string(trial_status_name(t.status)) + ": " + t.message;
-    } else {
-      p.last = "ok " + ms_text(*t.median_ms);
-      if (!p.best_ms || *t.median_ms < *p.best_ms) p.best_ms = t.median_ms;
-    }
+    if (t.status != TrialStatus::Ok) ++p.failures;
+    else if (!p.best_ms || *t.median_ms < *p.best_ms) p.best_ms = t.median_ms;
     p.rejected = space_.rejected;
     p.best_gflops = p.best_ms ? workload_.flops / (*p.best_ms * 1e6) : 0;
     trials.push_back(std::move(t));
     if (on_trial) on_trial(p);
   }
   if (Status st = cache_.record_trials(session_, workload_, target_, trials); !st) return st.failure();
-  if (Status st = learn(trials); !st) return st.failure();
+  if (Status st = learn(); !st) return st.failure();
   auto fastest = cache_.fastest(workload_, target_, 16);
   if (!fastest) return fastest.failure();
   fastest_ = *fastest;
@@ -210,8 +198,7 @@ Expected<bool> Task::round(int want, const std::atomic<bool>* cancel,
 }
 
 // Between rounds, never while a candidate runs.
-Status Task::learn(const std::vector<Trial>& trials) {
-  (void)trials;
+Status Task::learn() {
   auto trained = learner_.maybe_train();
   if (!trained) return trained.failure();
   progress_.model_samples = learner_.trained_on();
@@ -221,9 +208,9 @@ Status Task::learn(const std::vector<Trial>& trials) {
   if (!blob) return blob.failure();
   std::string metrics = "{\"holdout_rank_correlation\": " + std::to_string(progress_.model_rank) +
                         ", \"chosen_rank_correlation\": " + std::to_string(progress_.model_online_rank) + "}";
-  return cache_.save_cost_model(target_, kFeatureVersion, CostModel::xgboost_version(),
-                                "{\"objective\": \"pack-sum\", \"max_depth\": 6, \"eta\": 0.2, \"nthread\": 1}",
-                                learner_.trained_on(), 80, 0, metrics, *blob);
+  const CostModelReport& r = learner_.last_training();
+  return cache_.save_cost_model(target_, kFeatureVersion, CostModel::xgboost_version(), CostModel::params_json(),
+                                learner_.trained_on(), r.rounds, r.train_ms, metrics, *blob);
 }
 
 double Task::expected_gain() const {

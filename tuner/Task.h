@@ -42,7 +42,7 @@ class Task {
  private:
   std::vector<Candidate> choose(int want);
   Expected<MeasureReply> measure(const std::string& options, int min_calls, double min_total_ms, bool check);
-  Status learn(const std::vector<Trial>& trials);
+  Status learn();
 
   TuningCache& cache_;
   const KernelSetup& kernel_;

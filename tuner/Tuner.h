@@ -44,7 +44,6 @@ struct TuneProgress {
   double model_rank = 0;
   double model_online_rank = 0;
   double elapsed_s = 0, eta_s = 0;
-  std::string last;  // the last trial: "ok 0.52 ms" or "crash: ..."
   int session_trials = 0;  // every task's trials in this session (the budget's count)
 };
 
