@@ -4,21 +4,24 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <map>
 #include <iostream>
 #include <new>
 
 #include "Compiler.h"
 #include "kernel/KernelSetup.h"
 #include "kernel/Measure.h"
+#include "runtime/Interpreter.h"
 #include "runtime/RandomInputs.h"
 
 namespace tcs::tuner {
 
 namespace {
 
-// Above this many operations the interpreter (about 10^8 operations a second) checks the
-// candidate at reduced sizes instead: the same options, every size halved until it fits.
-constexpr double kCheckFlops = 3e7;
+// Above this many operations the candidate is checked at reduced sizes instead: the same
+// options, every size halved until it fits. The interpreter (about 10^8 operations a
+// second) runs once per workload and worker, its outputs kept for every later candidate.
+constexpr double kCheckFlops = 1e8;
 
 MeasureReply fail(const MeasureJob& job, TrialStatus status, std::string message, double compile_ms = 0) {
   MeasureReply r;
@@ -63,6 +66,32 @@ std::optional<KernelSetup> reduced(const MeasureJob& job, const KernelSetup& ful
   return std::nullopt;
 }
 
+// A workload's inputs (seed 1, as every candidate gets) and, once asked for, the
+// interpreter's outputs on them: computed once, shared by every candidate of the workload.
+struct Workbench {
+  TensorMap inputs;
+  std::optional<TensorMap> reference;
+};
+
+Expected<Workbench*> workbench(const MeasureJob& job, const KernelSetup& k, bool with_reference) {
+  static std::map<std::string, Workbench> benches;
+  std::string key = job.source + '\n' + job.entry;
+  for (const auto& [name, v] : k.shapes.sizes) key += ' ' + name + '=' + std::to_string(v);
+  auto it = benches.find(key);
+  if (it == benches.end()) {
+    auto inputs = random_inputs(*k.def, k.shapes, 1, {});
+    if (!inputs) return inputs.failure();
+    if (benches.size() >= 4) benches.clear();  // a worker serves one session's few workloads
+    it = benches.emplace(key, Workbench{std::move(*inputs), std::nullopt}).first;
+  }
+  if (with_reference && !it->second.reference) {
+    auto want = interpret(*k.def, k.shapes, it->second.inputs);
+    if (!want) return error_prefixed(want.failure(), "the interpreter failed on the same inputs: ");
+    it->second.reference = std::move(*want);
+  }
+  return &it->second;
+}
+
 struct Built {
   std::shared_ptr<Kernel> kernel;
   double compile_ms = 0;
@@ -78,19 +107,23 @@ Expected<Built> build(const KernelSetup& k, const MappingOptions& o, const Measu
   return b;
 }
 
-// Runs once on random inputs and compares with the interpreter; empty when it agrees.
-std::optional<MeasureReply> check(const Kernel& kernel, const MeasureJob& job, double compile_ms) {
-  auto inputs = random_inputs(kernel.def(), kernel.shapes(), 1, {});
-  if (!inputs) return fail(job, TrialStatus::Invalid, inputs.error(), compile_ms);
-  MeasureRequest mr;
-  mr.check = true;
-  auto m = measure_kernel(kernel, *inputs, mr);
-  if (!m) return fail(job, TrialStatus::RuntimeFault, m.error(), compile_ms);
-  if (m->check_ok) return std::nullopt;
+// The kernel run once on the workload's inputs; with `check`, its outputs compared with the
+// interpreter's (Measurement::check_ok).
+Expected<Measurement> run_once(const Kernel& kernel, const KernelSetup& k, const MeasureJob& job, bool check) {
+  auto bench = workbench(job, k, check);
+  if (!bench) return bench.failure();
+  auto m = measure_kernel(kernel, (*bench)->inputs, MeasureRequest{});
+  if (!m || !check) return m;
+  compare_outputs(*m, *(*bench)->reference);
+  return m;
+}
+
+// Why a checked run disagrees, in words.
+std::string disagreement(const Measurement& m) {
   std::string why;
-  for (const TensorComparison& c : m->comparisons)
+  for (const TensorComparison& c : m.comparisons)
     if (!c.ok) why += (why.empty() ? "" : "; ") + c.problem;
-  return fail(job, TrialStatus::WrongResult, why, compile_ms);
+  return why;
 }
 
 }  // namespace
@@ -105,39 +138,36 @@ MeasureReply run_job(const MeasureJob& job, const WorkerHooks& hooks) {
     if (!built)
       return fail(job, built.error_kind() == ErrorKind::Options ? TrialStatus::Invalid : TrialStatus::CompileError, built.error());
     double compile_ms = built->compile_ms;
-    if (job.check) {
-      bool small = kernel_flops(*k->def, k->shapes) <= kCheckFlops;
-      std::optional<KernelSetup> little = small ? std::nullopt : reduced(job, *k);
-      // Sizes that cannot be halved: the check runs at full size (the time limit bounds it).
-      if (small || !little) {
-        if (auto bad = check(*built->kernel, job, compile_ms)) return *bad;
-      } else {
-        auto checked = build(*little, *options, job, hooks);
-        if (!checked) return fail(job, TrialStatus::CompileError, "at reduced sizes for the check: " + checked.error(), compile_ms);
-        if (auto bad = check(*checked->kernel, job, compile_ms)) {
-          bad->message = "at reduced sizes (" + little->def->name + ", each size halved): " + bad->message;
-          return *bad;
-        }
-      }
+    // Checked at full size where the interpreter is quick, else (sizes that can be halved)
+    // a second build at reduced sizes is; sizes that cannot be halved are checked in full
+    // (the time limit bounds it).
+    bool small = kernel_flops(*k->def, k->shapes) <= kCheckFlops;
+    std::optional<KernelSetup> little = !job.check || small ? std::nullopt : reduced(job, *k);
+    auto once = run_once(*built->kernel, *k, job, job.check && !little);
+    if (!once) return fail(job, TrialStatus::RuntimeFault, once.error(), compile_ms);
+    if (!once->check_ok) return fail(job, TrialStatus::WrongResult, disagreement(*once), compile_ms);
+    if (little) {
+      auto checked = build(*little, *options, job, hooks);
+      if (!checked) return fail(job, TrialStatus::CompileError, "at reduced sizes for the check: " + checked.error(), compile_ms);
+      auto m = run_once(*checked->kernel, *little, job, true);
+      if (!m) return fail(job, TrialStatus::RuntimeFault, "at reduced sizes for the check: " + m.error(), compile_ms);
+      if (!m->check_ok)
+        return fail(job, TrialStatus::WrongResult, "at reduced sizes (each size halved): " + disagreement(*m), compile_ms);
     }
-    auto inputs = random_inputs(*k->def, k->shapes, 1, {});
-    if (!inputs) return fail(job, TrialStatus::Invalid, inputs.error(), compile_ms);
     MeasureReply r;
     r.id = job.id;
     r.compile_ms = compile_ms;
-    if (job.cutoff_ms > 0) {
-      auto once = measure_kernel(*built->kernel, *inputs, MeasureRequest{});
-      if (!once) return fail(job, TrialStatus::RuntimeFault, once.error(), compile_ms);
-      if (once->first_ms > job.cutoff_ms) {
-        r.median_ms = once->first_ms;
-        r.repeats_ms = {once->first_ms};
-        r.message = "timed once: slower than the cutoff of " + std::to_string(job.cutoff_ms) + " ms";
-        return r;
-      }
+    if (job.cutoff_ms > 0 && once->first_ms > job.cutoff_ms) {
+      r.median_ms = once->first_ms;
+      r.repeats_ms = {once->first_ms};
+      r.message = "timed once: slower than the cutoff of " + std::to_string(job.cutoff_ms) + " ms";
+      return r;
     }
     MeasureRequest mr;
     mr.plan = TimingPlan{.warmup_calls = 1, .min_calls = job.min_calls, .min_total_ms = job.min_total_ms, .max_calls = 100000};
-    auto m = measure_kernel(*built->kernel, *inputs, mr);
+    auto bench = workbench(job, *k, false);
+    if (!bench) return fail(job, TrialStatus::Invalid, bench.error(), compile_ms);
+    auto m = measure_kernel(*built->kernel, (*bench)->inputs, mr);
     if (!m) return fail(job, TrialStatus::RuntimeFault, m.error(), compile_ms);
     r.median_ms = m->timing.median_ms;
     r.repeats_ms = m->timing.ms;

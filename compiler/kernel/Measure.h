@@ -39,6 +39,11 @@ struct Measurement {
 // RuntimeFault (the kernel, or the interpreter when checking, failed), Cancelled.
 Expected<Measurement> measure_kernel(const Kernel& kernel, const TensorMap& inputs, const MeasureRequest& request);
 
+// Compares a run's outputs with the reference interpreter's (`want`), tensor by tensor;
+// fills m.checked, m.check_ok, m.max_error and m.comparisons. measure_kernel's check and
+// the tuner's worker (which computes `want` once per workload) both use it.
+void compare_outputs(Measurement& m, const TensorMap& want);
+
 // The reference interpreter as a Kernel (target "interp").
 std::unique_ptr<Kernel> interpreter_kernel(const SemaDef& def, const DefShapes& shapes);
 
