@@ -59,8 +59,8 @@ std::shared_ptr<tcs::CpuKernel> BenchDef::compile_json(const std::string& json, 
   return build(*setup_, tcs::OptionsChoice{"default", json}, error);
 }
 
-std::string BenchDef::tuned_json(const std::string& db, std::string* note) const {
-  auto best = tcs::tuner::best_options(db, *setup_);
+std::string BenchDef::tuned_json(const std::string& db, int threads, std::string* note) const {
+  auto best = tcs::tuner::best_options(db, *setup_, threads);
   if (!best) return *note = best.error(), std::string();
   *note = best->note;
   return best->record ? best->record->options_json : std::string();

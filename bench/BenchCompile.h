@@ -23,7 +23,7 @@ class BenchDef {
   std::shared_ptr<tcs::CpuKernel> compile_json(const std::string& json, std::string* error) const;
   // The tuning cache's best options for this kernel on this machine (tuner/BestOptions.h),
   // or empty; *note says which record or why none.
-  std::string tuned_json(const std::string& db, std::string* note) const;
+  std::string tuned_json(const std::string& db, int threads, std::string* note) const;
   // The default preset's options as JSON (they can then be tried as a grid entry).
   std::string default_json() const;
   // The kernel's buffer arguments, in order: every tensor of the def (inputs, outputs,

@@ -15,8 +15,8 @@
 // iterate on a few; the full list is what PERFORMANCE.md records.
 // --tuned DB: also "tcs tuned", the tuning cache's best for each kernel on this machine,
 // with its targets (issue 13). --tune TRIALS first tunes every selected kernel into DB
-// with `tcstudio-cli tune` (at most TRIALS trials and 10 minutes each; tuning resumes, so
-// a second run adds to what the first found).
+// with `tcstudio-cli tune`, once per thread count (at most TRIALS trials and 10 minutes
+// each; tuning resumes, so a second run adds to what the first found).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -212,7 +212,7 @@ void measure(const Workload& w, int threads, int rounds, bool quick, tcs::Thread
   }
   if (best_kernel) cs.push_back({"tcs grid best", best_json, ours(best_kernel)});
   if (!g_tuned.empty()) {
-    std::string why, json = def.tuned_json(g_tuned, &why), error;
+    std::string why, json = def.tuned_json(g_tuned, threads, &why), error;
     auto kernel = json.empty() ? nullptr : def.compile_json(json, &error);
     if (json.empty()) note(w, threads, "tuned: " + why);
     else if (!kernel) note(w, threads, "tuned options refused: " + error);
@@ -267,19 +267,23 @@ double cli_figure(const Workload& w, int rounds, bool quick) {
   return w.amount / (best_ms * 1e6);
 }
 
-// Tunes one kernel into the --tuned cache with the product's own command.
+// Tunes one kernel into the --tuned cache with the product's own command, for each
+// thread count the benchmark runs (results are kept per thread count).
 void tune_first(const Workload& w, int trials) {
-  std::string cmd = "'" + std::string(TCS_CLI_BINARY) + "' tune '" + w.dir + "/" + w.file + "'";
-  for (const auto& [name, v] : w.sizes) cmd += " --size " + name + "=" + std::to_string(v);
-  cmd += " --db '" + g_tuned + "' --trials " + std::to_string(trials) + " --time-limit 600 2>&1";
-  std::fprintf(stderr, "tuning %s (at most %d trials, 10 minutes)...\n", w.name.c_str(), trials);
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return;
-  char buf[4096];
-  std::string last;
-  while (std::fgets(buf, sizeof buf, p)) last = buf, std::fputs(buf, stderr);
-  if (pclose(p) != 0) std::fprintf(stderr, "tuning %s failed\n", w.name.c_str());
-  std::printf("Tuned %s: %s", w.name.c_str(), last.c_str());
+  for (int threads : {1, 2}) {
+    std::string cmd = "'" + std::string(TCS_CLI_BINARY) + "' tune '" + w.dir + "/" + w.file + "'";
+    for (const auto& [name, v] : w.sizes) cmd += " --size " + name + "=" + std::to_string(v);
+    cmd += " --db '" + g_tuned + "' --threads " + std::to_string(threads) + " --trials " + std::to_string(trials) +
+           " --time-limit 600 2>&1";
+    std::fprintf(stderr, "tuning %s on %d thread(s) (at most %d trials, 10 minutes)...\n", w.name.c_str(), threads, trials);
+    FILE* p = popen(cmd.c_str(), "r");
+    if (!p) return;
+    char buf[4096];
+    std::string last;
+    while (std::fgets(buf, sizeof buf, p)) last = buf, std::fputs(buf, stderr);
+    if (pclose(p) != 0) std::fprintf(stderr, "tuning %s failed\n", w.name.c_str());
+    std::printf("Tuned %s, %dt: %s", w.name.c_str(), threads, last.c_str());
+  }
 }
 
 int parent(const char* self, int rounds, bool quick, int tune_trials) {

@@ -1,7 +1,9 @@
 #include "tuner/BestOptions.h"
 
 #include <cstdio>
+#include <algorithm>
 #include <filesystem>
+#include <thread>
 
 #include "targets/Target.h"
 
@@ -17,26 +19,37 @@ std::string number(double v) {
 
 }  // namespace
 
-Expected<BestOptions> best_options(const std::string& path, const KernelSetup& k, const std::string& target_name) {
+Expected<BestOptions> best_options(const std::string& path, const KernelSetup& k, int threads, const std::string& target_name) {
   const Target* target = find_target(target_name);
   if (!target || !target->identify) return Error{ErrorKind::Options, "target '" + target_name + "' cannot be tuned"};
   Workload w = workload_of(k);
   std::string what = "'" + w.entry + "' (" + w.sizes + ")";
   BestOptions out;
   std::optional<BestRecord> record;
+  int tuned_threads = threads;
   if (std::filesystem::exists(path)) {
     auto cache = TuningCache::open(path, {.write = false});
     if (!cache) return cache.failure();
-    auto found = (*cache)->best(w, target->identify());
-    if (!found) return found.failure();
-    record = *found;
+    TargetIdentity machine = target->identify();
+    // This thread count first, then the others up to a generous count (each one lookup).
+    int most = std::max<int>({threads, int(std::thread::hardware_concurrency()), 16});
+    for (int t = 0; t <= most && !record; ++t) {
+      if (t == threads) continue;
+      tuned_threads = t == 0 ? threads : t;
+      auto found = (*cache)->best(w, tuning_target(machine, tuned_threads));
+      if (!found) return found.failure();
+      record = *found;
+    }
   }
+  auto plural = [](int n) { return std::to_string(n) + (n == 1 ? " thread" : " threads"); };
   if (record) {
     auto options = mapping_options_from_json(record->options_json);
     if (!options) return error_prefixed(options.failure(), "the tuned options of " + what + " in " + path + ": ");
     out.options = *options;
     out.note = "using tuned options for " + what + " from " + path + ": " + number(record->median_ms) + " ms, " +
-               number(record->gflops) + " GFLOP/s, measured " + local_time_text(record->updated_at);
+               number(record->gflops) + " GFLOP/s on " + plural(tuned_threads) + ", measured " +
+               local_time_text(record->updated_at);
+    if (tuned_threads != threads) out.note += " (tuned for " + plural(tuned_threads) + ", not the " + plural(threads) + " of this run)";
     out.record = record;
     return out;
   }

@@ -19,8 +19,11 @@ struct BestOptions {
   std::string note;                  // what was used and why
 };
 
-// Looks up `kernel` for target `target` ("cpu") on this machine in the cache at `path`.
-// A missing file is "nothing tuned"; a file that cannot be read is an error (Cache).
-Expected<BestOptions> best_options(const std::string& path, const KernelSetup& kernel, const std::string& target = "cpu");
+// Looks up `kernel` run on `threads` threads of this machine's target `target` ("cpu") in
+// the cache at `path`. Without a record for that thread count, one for another is used
+// and the note says so. A missing file is "nothing tuned"; a file that cannot be read is
+// an error (Cache).
+Expected<BestOptions> best_options(const std::string& path, const KernelSetup& kernel, int threads,
+                                   const std::string& target = "cpu");
 
 }  // namespace tcs::tuner

@@ -37,8 +37,8 @@ constexpr double kCutoffFactor = 10;
 Task::Task(TuningCache& cache, const KernelSetup& kernel, const TuneSettings& settings, WorkerProcess& worker)
     : cache_(cache), kernel_(kernel), settings_(settings), worker_(worker), learner_(settings.seed), rng_(settings.seed) {
   workload_ = workload_of(kernel);
-  target_ = find_target("cpu")->identify();
   threads_ = settings.threads > 0 ? settings.threads : int(std::max(1u, std::thread::hardware_concurrency()));
+  target_ = tuning_target(find_target("cpu")->identify(), threads_);
   space_.kernel = &kernel;
 }
 

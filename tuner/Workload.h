@@ -7,6 +7,7 @@
 #include <string>
 
 #include "kernel/KernelSetup.h"
+#include "targets/TargetIdentity.h"
 
 namespace tcs::tuner {
 
@@ -22,5 +23,10 @@ struct Workload {
 };
 
 Workload workload_of(const KernelSetup& kernel);
+
+// The other half of a result's key: the machine (Target::identify) running the kernel on
+// `threads` threads. Options fast on two threads may not be on one, so each thread count
+// is tuned, stored and looked up on its own.
+TargetIdentity tuning_target(const TargetIdentity& machine, int threads);
 
 }  // namespace tcs::tuner

@@ -2,6 +2,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <thread>
 
 #include "cli/Commands.h"
 #include "cli/KernelSetup.h"
@@ -209,7 +210,7 @@ int command_cache(const std::vector<std::string>& argv) {
   if (sub == "best") {
     auto setup = kernel_setup(args, "cache best");
     if (auto* code = std::get_if<int>(&setup)) return *code;
-    auto best = tuner::best_options(path, std::get<CliKernel>(setup));
+    auto best = tuner::best_options(path, std::get<CliKernel>(setup), int(std::max(1u, std::thread::hardware_concurrency())));
     if (!best) {
       std::cerr << "error: " << best.error() << "\n";
       return kUserError;

@@ -3,8 +3,9 @@
 #include <charconv>
 #include <cstdio>
 #include <fstream>
-#include <sstream>
 #include <iostream>
+#include <sstream>
+#include <thread>
 
 #include "lang/Diagnostic.h"
 #include "runtime/Npy.h"
@@ -116,7 +117,10 @@ std::variant<MappingOptions, int> mapping_options_from_args(const ParsedArgs& ar
     return kUserError;
   }
   if (args.has("best")) {
-    auto best = tuner::best_options(cache_path_from_args(args), k);
+    // The run's thread count where it has one (run --threads), else every core, as a run uses.
+    int threads = int(std::max(1u, std::thread::hardware_concurrency()));
+    if (auto t = args.get("threads")) threads = std::max(1, std::atoi(t->c_str()));
+    auto best = tuner::best_options(cache_path_from_args(args), k, threads);
     if (!best) {
       std::cerr << "error: " << best.error() << "\n";
       return kUserError;

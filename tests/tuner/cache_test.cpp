@@ -52,7 +52,8 @@ def matmul(float(M,K) A, float(K,N) B) -> (C) {
 )";
 
 Workload matmul_workload() { return workload_of(setup_of(kMatmul)); }
-TargetIdentity here() { return find_target("cpu")->identify(); }
+// This machine running kernels on two threads, as the records below were measured.
+TargetIdentity here() { return tuning_target(find_target("cpu")->identify(), 2); }
 
 // Valid options that differ by their first tile size.
 std::string options_with_tile(int t0) {
@@ -391,16 +392,21 @@ TEST(Cache, BestIsPerWorkloadAndMachineAndSaysWhenThereIsNone) {
     EXPECT_EQ((*details)[0].top.back().last_status, "crash");
     EXPECT_EQ((*details)[0].top.back().last_message, "killed by signal 11 (SIGSEGV)");
   }
-  auto found = best_options(path, setup_of(kMatmul));
+  auto found = best_options(path, setup_of(kMatmul), 2);
   ASSERT_TRUE(found) << found.error();
   ASSERT_TRUE(found->record);
   EXPECT_EQ(found->options.tile, (std::vector<int64_t>{1, 8}));
   EXPECT_NE(found->note.find("using tuned options for 'matmul' (M=32 K=16 N=24)"), std::string::npos) << found->note;
-  auto other_size = best_options(path, setup_of(kMatmul, {{"M", 64}}));
+  EXPECT_EQ(found->note.find("tuned for"), std::string::npos) << found->note;
+  // A run on one thread finds the two-thread record only as a fallback, and says so.
+  auto one_thread = best_options(path, setup_of(kMatmul), 1);
+  ASSERT_TRUE(one_thread && one_thread->record);
+  EXPECT_NE(one_thread->note.find("(tuned for 2 threads, not the 1 thread of this run)"), std::string::npos) << one_thread->note;
+  auto other_size = best_options(path, setup_of(kMatmul, {{"M", 64}}), 2);
   ASSERT_TRUE(other_size);
   EXPECT_FALSE(other_size->record);
   EXPECT_NE(other_size->note.find("no tuned entry for 'matmul' (M=64 K=16 N=24) on this machine"), std::string::npos);
-  auto missing = best_options(dir.file("none.sqlite"), setup_of(kMatmul));
+  auto missing = best_options(dir.file("none.sqlite"), setup_of(kMatmul), 2);
   ASSERT_TRUE(missing);
   EXPECT_NE(missing->note.find("using the default preset"), std::string::npos);
   EXPECT_FALSE(fs::exists(dir.file("none.sqlite"))) << "a lookup never creates a cache";

@@ -48,7 +48,7 @@ std::vector<Sample> tuned_samples(int trials) {
     s.worker_command = {TCS_CLI, "worker"};
     auto tuned = tune(**cache, k, s);
     EXPECT_TRUE(tuned) << (tuned ? "" : tuned.error());
-    auto samples = (*cache)->training_samples(workload_of(k).structure, find_target("cpu")->identify(), kFeatureVersion);
+    auto samples = (*cache)->training_samples(workload_of(k).structure, tuning_target(find_target("cpu")->identify(), 1), kFeatureVersion);
     EXPECT_TRUE(samples);
     for (TrainingSample& t : *samples)
       if (t.median_ms) out.push_back({FeatureRows{t.rows, std::move(t.features)}, *t.median_ms});
