@@ -8,13 +8,49 @@
 //   Min                  one strongly connected component at a time (serialize_sccs)
 // Under Max and Preserve3Coincident, loop nests isl left apart that scan the same rows are
 // then fused along them (poly/OuterFusion.cpp).
-#include "poly/PolyJob.h"
+//
+// The scheduler's answer depends only on its constraints and options, and most compiles
+// repeat a question already asked: the tuner's candidates and the IDE's edits of tile
+// sizes differ only in later passes. Answers are kept per process as isl text (with the
+// notes they gave) and read back, which costs a millisecond where computing costs up to
+// a hundred or more (a convolution).
+#include <mutex>
 
+#include "poly/PolyJob.h"
 
 namespace tcs::poly {
 namespace {
 
 constexpr unsigned long kMaxSchedulerOperations = 1'000'000;
+
+struct Answer {
+  std::string schedule;            // isl text, before our band marks
+  std::vector<std::string> notes;  // what the scheduling said about fallbacks
+};
+
+class AnswerMemo {
+ public:
+  std::optional<Answer> find(const std::string& question) {
+    std::lock_guard lock(mutex_);
+    auto it = answers_.find(question);
+    if (it == answers_.end()) return std::nullopt;
+    return it->second;
+  }
+  void keep(const std::string& question, Answer a) {
+    std::lock_guard lock(mutex_);
+    if (answers_.size() >= 256) answers_.clear();  // bounded: a session asks a few dozen questions
+    answers_.emplace(question, std::move(a));
+  }
+
+ private:
+  std::mutex mutex_;
+  std::map<std::string, Answer> answers_;
+};
+
+AnswerMemo& memo() {
+  static AnswerMemo m;
+  return m;
+}
 
 void set_fusion_options(isl_ctx* ctx, FusionStrategy f) {
   isl_options_set_schedule_serialize_sccs(ctx, f == FusionStrategy::Min);
@@ -55,6 +91,19 @@ void compute_schedule(PolyJob& job) {
   // fused at once). Small coefficients are all our kernels need; past a bound on isl's
   // work, fall back to scheduling one statement group at a time, then to textual order.
   isl_ctx* ctx = job.ctx.get();
+  // The accesses too: fusing loop nests along the rows they scan reads them.
+  std::string question = std::string(fusion_strategy_name(job.options.outer_fusion)) + '\n' + isl_text(sc) + '\n' +
+                         isl_text(job.reads) + '\n' + isl_text(job.writes);
+  if (std::optional<Answer> known = memo().find(question)) {
+    for (const std::string& n : known->notes) job.note(n);
+    job.schedule = mark_all_bands(job, isl::schedule(job.ctx, known->schedule).root()).schedule();
+    return;
+  }
+  Answer answer;
+  auto note = [&](const std::string& n) {
+    answer.notes.push_back(n);
+    job.note(n);
+  };
   isl_options_set_schedule_max_coefficient(ctx, 16);
   isl_options_set_schedule_max_constant_term(ctx, 16);
   isl::schedule s;
@@ -63,8 +112,8 @@ void compute_schedule(PolyJob& job) {
     if (attempt == 1) {
       set_fusion_options(ctx, FusionStrategy::Min);
       fuse_rows = false;
-      job.note("the isl scheduler gave up on " + std::string(fusion_strategy_name(job.options.outer_fusion)) +
-                               " fusion (too much work); statements were scheduled one group at a time");
+      note("the isl scheduler gave up on " + std::string(fusion_strategy_name(job.options.outer_fusion)) +
+           " fusion (too much work); statements were scheduled one group at a time");
     }
     isl_ctx_reset_operations(ctx);
     isl_ctx_set_max_operations(ctx, kMaxSchedulerOperations);
@@ -76,11 +125,13 @@ void compute_schedule(PolyJob& job) {
     isl_ctx_set_max_operations(ctx, 0);
   }
   if (s.is_null()) {
-    job.note("the isl scheduler gave up; the schedule is textual order");
+    note("the isl scheduler gave up; the schedule is textual order");
     s = job.initial;
   } else if (fuse_rows) {
     s = fuse_outer_loops(job, s);
   }
+  answer.schedule = isl_text(s);
+  memo().keep(question, std::move(answer));
   job.schedule = mark_all_bands(job, s.root()).schedule();
 }
 
