@@ -6,29 +6,14 @@ namespace tcs::tuner {
 
 namespace {
 
-// One field redrawn from a fresh random draw. Tile fields are drawn most often: they
-// matter most (Ansor weights its tile-size mutation 0.9).
+// One field of any kind redrawn from a fresh random draw: the structural moves (fusion,
+// tiling imperfectly nested bands, vectorising) that annotations do not make.
 MappingOptions redraw_field(std::mt19937_64& rng, const MappingOptions& parent, const SemaDef& def) {
   MappingOptions fresh = random_mapping_options(rng, def);
   const auto& fields = option_fields();
-  std::vector<const OptionField*> pool;
-  for (const OptionField& f : fields) {
-    int weight = f.name == "tile" ? 6 : f.name == "registerTile" ? 3 : 1;
-    for (int i = 0; i < weight; ++i) pool.push_back(&f);
-  }
-  const OptionField* f = pool[rng() % pool.size()];
+  const OptionField& f = fields[rng() % fields.size()];
   MappingOptions child = parent;
-  (void)option_set(child, *f, option_get(fresh, *f));
-  return child;
-}
-
-// A local step: one tile or register-tile size doubled or halved.
-MappingOptions step_size(std::mt19937_64& rng, const MappingOptions& parent) {
-  MappingOptions child = parent;
-  std::vector<int64_t>& sizes = (rng() % 3 == 0 && !child.register_tile.empty()) || child.tile.empty() ? child.register_tile : child.tile;
-  if (sizes.empty()) return child;
-  int64_t& s = sizes[rng() % sizes.size()];
-  s = rng() % 2 ? s * 2 : std::max<int64_t>(1, s / 2);
+  (void)option_set(child, f, option_get(fresh, f));
   return child;
 }
 
@@ -42,6 +27,8 @@ MappingOptions cross(std::mt19937_64& rng, const MappingOptions& a, const Mappin
 }
 
 }  // namespace
+
+SearchSpace::SearchSpace(const KernelSetup& kernel) : kernel_(&kernel), sketches_(kernel) {}
 
 bool SearchSpace::admit(MappingOptions o, std::string origin, std::vector<Candidate>& out) {
   if (!mapping_options_validate(o)) {
@@ -58,7 +45,7 @@ std::vector<Candidate> SearchSpace::presets() {
   std::vector<Candidate> out;
   for (const std::string& name : mapping_preset_names()) {
     if (name == "naive") continue;  // the baseline every other choice beats
-    auto o = kernel_options(*kernel->def, OptionsChoice{name, ""}, &kernel->shapes);
+    auto o = kernel_options(*kernel_->def, OptionsChoice{name, ""}, &kernel_->shapes);
     if (o) admit(*o, "preset", out);
   }
   return out;
@@ -70,20 +57,22 @@ std::vector<Candidate> SearchSpace::next(std::mt19937_64& rng, const std::vector
   for (const std::string& j : parent_json)
     if (auto o = mapping_options_from_json(j)) parents.push_back(*o);
   std::vector<Candidate> out;
-  const SemaDef& def = *kernel->def;
+  const SemaDef& def = *kernel_->def;
+  const std::vector<Sketch>& sketches = sketches_.sketches();
   std::uniform_real_distribution<double> unit(0, 1);
   for (int tries = 0; int(out.size()) < count && tries < 50 * count; ++tries) {
-    bool random = parents.empty() || unit(rng) < epsilon || (tries == 0 && epsilon > 0);  // at least one per batch
-    if (random) {
-      admit(random_mapping_options(rng, def), "random", out);
+    bool fresh = parents.empty() || unit(rng) < epsilon || (tries == 0 && epsilon > 0);  // at least one per batch
+    if (fresh) {
+      if (sketches.empty() || unit(rng) < 0.2) admit(random_mapping_options(rng, def), "random", out);
+      else admit(sketches_.sample(rng, sketches[rng() % sketches.size()]), "sketch", out);
       continue;
     }
     // Fitter parents more often: the index is the smaller of two uniform draws.
     size_t first = rng() % parents.size(), second = rng() % parents.size();
     size_t i = std::min(first, second);
     double move = unit(rng);
-    if (move < 0.45) admit(redraw_field(rng, parents[i], def), "mutation", out);
-    else if (move < 0.85) admit(step_size(rng, parents[i]), "mutation", out);
+    if (move < 0.75) admit(sketches_.mutate(rng, parents[i]), "mutation", out);
+    else if (move < 0.85) admit(redraw_field(rng, parents[i], def), "mutation", out);
     else admit(cross(rng, parents[i], parents[rng() % parents.size()]), "crossover", out);
   }
   return out;

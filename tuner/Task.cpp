@@ -1,6 +1,7 @@
 #include "tuner/Task.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <thread>
 
@@ -24,7 +25,7 @@ std::string settings_json(const TuneSettings& s) {
   w.field("timeout_s", s.timeout_s);
   w.field("patience_rounds", s.patience_rounds);
   w.field("remeasure", s.remeasure);
-  w.field("search", "presets, mutation and crossover of the fastest, an epsilon of random draws; ranked by the cost model");
+  w.field("search", "presets, then sketch samples and moves on the fastest (tile sizes from factorisations); a model-scored population of 4x the batch plus one generation bred from its best predicted");
   w.end_object();
   return w.str();
 }
@@ -35,11 +36,11 @@ constexpr double kCutoffFactor = 10;
 }  // namespace
 
 Task::Task(TuningCache& cache, const KernelSetup& kernel, const TuneSettings& settings, WorkerProcess& worker)
-    : cache_(cache), kernel_(kernel), settings_(settings), worker_(worker), learner_(settings.seed), rng_(settings.seed) {
+    : cache_(cache), kernel_(kernel), settings_(settings), worker_(worker), space_(kernel), learner_(settings.seed),
+      rng_(settings.seed) {
   workload_ = workload_of(kernel);
   threads_ = settings.threads > 0 ? settings.threads : int(std::max(1u, std::thread::hardware_concurrency()));
   target_ = tuning_target(find_target("cpu")->identify(), threads_);
-  space_.kernel = &kernel;
 }
 
 Status Task::start() {
@@ -63,23 +64,39 @@ Status Task::start() {
   return success();
 }
 
-// The round's candidates: the presets first in a task's first round; then, with a model,
-// the best predicted of four times what is needed plus a random few (the others may be
-// drawn again later); without one, the draws as they come. Features and scores of each
-// are kept in features_ and scores_.
-std::vector<Candidate> Task::choose(int want) {
+// Each candidate's feature rows, lowered without LLVM on every core (each lowering has its
+// own isl context); none where the compiler refuses the options.
+std::vector<std::optional<FeatureRows>> Task::features_of(const std::vector<Candidate>& cs) const {
   const std::vector<MappingPass>& passes = find_target("cpu")->mapping_passes;
-  auto features_of = [&](const Candidate& c) -> std::optional<FeatureRows> {
-    auto lowered = lower_to_loop_nest(*kernel_.def, kernel_.shapes, c.options, passes);
-    if (!lowered) return std::nullopt;
-    return extract_features(*kernel_.def, kernel_.shapes, lowered->nest);
+  std::vector<std::optional<FeatureRows>> out(cs.size());
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i; (i = next++) < cs.size();) {
+      auto lowered = lower_to_loop_nest(*kernel_.def, kernel_.shapes, cs[i].options, passes);
+      if (lowered) out[i] = extract_features(*kernel_.def, kernel_.shapes, lowered->nest);
+    }
   };
+  size_t helpers = std::min<size_t>(cs.size(), std::max(1u, std::thread::hardware_concurrency())) - (cs.empty() ? 0 : 1);
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < helpers; ++t) threads.emplace_back(work);
+  work();
+  for (std::thread& t : threads) t.join();
+  return out;
+}
+
+// The round's candidates: the presets first in a task's first round; then, without a
+// model, the draws as they come. With one, an evolution scored by the model (Ansor's, in
+// small): a population of four times what is needed bred from the measured fastest, then
+// one more generation bred from the population's best predicted; the round measures the
+// best predicted of all plus a random few. Those not chosen may be drawn again later.
+// Features and scores of the chosen are kept in features_ and scores_.
+std::vector<Candidate> Task::choose(int want) {
   std::vector<Candidate> batch = progress_.round == 0 ? space_.presets() : std::vector<Candidate>{};
   if (int(batch.size()) > want) batch.resize(size_t(want));
   features_.clear();
   scores_.clear();
-  for (const Candidate& c : batch) {
-    features_.push_back(features_of(c).value_or(FeatureRows{}));
+  for (std::optional<FeatureRows>& f : features_of(batch)) {
+    features_.push_back(f.value_or(FeatureRows{}));
     scores_.push_back(std::nullopt);
   }
   // Parents: the fastest measured, or in a fresh first round the presets themselves.
@@ -89,24 +106,43 @@ std::vector<Candidate> Task::choose(int want) {
     for (const Candidate& c : batch) parents.push_back(c.json);
   bool ranked = learner_.model().trained();
   int room = want - int(batch.size());
-  // Draws the compiler refuses cost no trial; more are drawn (a bounded number of times)
-  // so that a round is full.
-  int needed = ranked ? 4 * room : room;
-  std::vector<Candidate> lowered;
+  std::vector<Candidate> pool;
   std::vector<FeatureRows> pool_features;
-  for (int attempt = 0; attempt < 4 && int(lowered.size()) < needed; ++attempt) {
-    for (Candidate& c : space_.next(rng_, parents, needed - int(lowered.size()))) {
-      if (auto f = features_of(c)) lowered.push_back(std::move(c)), pool_features.push_back(std::move(*f));
-      else ++space_.rejected;
+  std::vector<double> scores;
+  // Draws the compiler refuses cost no trial; more are drawn (a bounded number of times).
+  auto breed = [&](const std::vector<std::string>& from, int count, double epsilon) {
+    size_t before = pool.size();
+    for (int attempt = 0; attempt < 4 && int(pool.size() - before) < count; ++attempt) {
+      std::vector<Candidate> drawn = space_.next(rng_, from, count - int(pool.size() - before), epsilon);
+      std::vector<std::optional<FeatureRows>> f = features_of(drawn);
+      for (size_t i = 0; i < drawn.size(); ++i) {
+        if (f[i]) pool.push_back(std::move(drawn[i])), pool_features.push_back(std::move(*f[i]));
+        else ++space_.rejected, space_.seen.erase(drawn[i].json);
+      }
     }
+    scores.resize(pool.size(), 0.0);
+    if (!ranked || pool.size() == before) return;
+    std::vector<FeatureRows> fresh(pool_features.begin() + long(before), pool_features.end());
+    if (auto predicted = learner_.model().predict(fresh))
+      std::copy(predicted->begin(), predicted->end(), scores.begin() + long(before));
+  };
+  auto best_first = [&] {
+    std::vector<size_t> order(pool.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return scores[a] > scores[b]; });
+    return order;
+  };
+  // A session's first draws lean on fresh sketch samples; later ones on moves of the fastest.
+  double epsilon = fastest_.empty() ? 0.5 : 0.1;
+  breed(parents, ranked ? 4 * room : room, epsilon);
+
+  if (ranked && room > 0) {
+    std::vector<std::string> predicted_best;
+    std::vector<size_t> order = best_first();
+    for (size_t i = 0; i < order.size() && i < size_t(room); ++i) predicted_best.push_back(pool[order[i]].json);
+    breed(predicted_best, 2 * room, 0.1);
   }
-  std::vector<double> scores(lowered.size(), 0.0);
-  if (ranked) {
-    if (auto predicted = learner_.model().predict(pool_features)) scores = *predicted;
-  }
-  std::vector<size_t> order(lowered.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return scores[a] > scores[b]; });
+  std::vector<size_t> order = best_first();
   int random_share = ranked && room > 0 ? std::max(1, room / 16) : 0;
   long keep = std::clamp<long>(room - random_share, 0, long(order.size()));
   std::vector<size_t> chosen(order.begin(), order.begin() + keep);
@@ -117,11 +153,11 @@ std::vector<Candidate> Task::choose(int want) {
     rest.erase(rest.begin() + long(pick));
   }
   for (size_t i : chosen) {
-    batch.push_back(lowered[i]);
+    batch.push_back(pool[i]);
     features_.push_back(pool_features[i]);
     scores_.push_back(ranked ? std::optional(scores[i]) : std::nullopt);
   }
-  for (size_t i : rest) space_.seen.erase(lowered[i].json);
+  for (size_t i : rest) space_.seen.erase(pool[i].json);
   return batch;
 }
 

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <map>
@@ -146,8 +147,7 @@ TEST(Tune, KilledSessionResumesWithNothingLostOrRepeated) {
 TEST(Search, DeterministicForASeedAndAlwaysValid) {
   Fixture f;
   auto draw = [&](uint64_t seed) {
-    SearchSpace space;
-    space.kernel = &f.kernel;
+    SearchSpace space(f.kernel);
     std::mt19937_64 rng(seed);
     std::vector<std::string> out;
     for (const Candidate& c : space.presets()) out.push_back(c.json);
@@ -164,6 +164,50 @@ TEST(Search, DeterministicForASeedAndAlwaysValid) {
   EXPECT_EQ(a, b);
   EXPECT_NE(a, c);
   EXPECT_EQ(std::set<std::string>(a.begin(), a.end()).size(), a.size()) << "a candidate was proposed twice";
+}
+
+// Sketches come from the kernel's structure and samples keep to them: a convolution's
+// tiles are factors (or powers of two) of its loops' extents, its register tile's columns
+// whole vectors, and every sample and move is valid options.
+TEST(Search, SketchesShapeTheSamples) {
+  std::shared_ptr<const CheckedFile> file = check_source("conv.tc", R"(# sizes: N=2 C=4 H=18 W=18 F=8 KH=3 KW=3
+def conv2d(float(N,C,H,W) I, float(F,C,KH,KW) W1) -> (O) {
+    O(n, f, h, w) +=! I(n, c, h + kh, w + kw) * W1(f, c, kh, kw)
+}
+)");
+  KernelSetup conv = *kernel_setup(file, KernelSpec{});
+  SketchSpace space(conv);
+  ASSERT_GE(space.sketches().size(), 3u);
+  EXPECT_EQ(space.sketches()[0].name, "default");
+  bool register_tiled = false, untiled_variant = false;
+  for (const Sketch& s : space.sketches()) {
+    register_tiled |= !s.base.register_tile.empty();
+    untiled_variant |= s.name.find("no register tile") != std::string::npos;
+  }
+  EXPECT_TRUE(register_tiled && untiled_variant);
+  const std::vector<int64_t> extents = {2, 8, 16, 16, 4, 3, 3};  // n f h w c kh kw
+  EXPECT_EQ(SketchSpace::tile_choices(16), (std::vector<int64_t>{1, 2, 4, 8, 16}));
+  EXPECT_EQ(SketchSpace::tile_choices(12), (std::vector<int64_t>{1, 2, 3, 4, 6, 8, 12}));
+  std::mt19937_64 rng(7);
+  int invalid_moves = 0;
+  for (int i = 0; i < 200; ++i) {
+    const Sketch& s = space.sketches()[size_t(i) % space.sketches().size()];
+    MappingOptions o = space.sample(rng, s);
+    ASSERT_TRUE(mapping_options_validate(o)) << s.name << ": " << mapping_options_to_json(o);
+    EXPECT_EQ(o.outer_fusion, s.base.outer_fusion) << "the structure is kept";
+    EXPECT_EQ(o.tile.size(), s.base.tile.size());
+    EXPECT_EQ(o.register_tile.size(), s.base.register_tile.size());
+    if (o.tile.size() == extents.size())
+      for (size_t d = 0; d < o.tile.size(); ++d) {
+        std::vector<int64_t> allowed = SketchSpace::tile_choices(extents[d]);
+        bool register_multiple = d < o.register_tile.size() && o.tile[d] % o.register_tile[d] == 0;
+        EXPECT_TRUE(std::count(allowed.begin(), allowed.end(), o.tile[d]) || register_multiple)
+            << "tile[" << d << "] = " << o.tile[d] << " in " << mapping_options_to_json(o);
+      }
+    if (!o.register_tile.empty()) EXPECT_EQ(o.register_tile.back() % o.cpu.vector_width, 0) << mapping_options_to_json(o);
+    invalid_moves += !mapping_options_validate(space.mutate(rng, o));
+  }
+  EXPECT_LE(invalid_moves, 10) << "of 200 moves on valid samples";
 }
 
 TEST(Tune, SeveralKernelsShareOneBudget) {
