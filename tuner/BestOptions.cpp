@@ -32,10 +32,11 @@ Expected<BestOptions> best_options(const std::string& path, const KernelSetup& k
     if (!cache) return cache.failure();
     TargetIdentity machine = target->identify();
     // This thread count first, then the others up to a generous count (each one lookup).
-    int most = std::max<int>({threads, int(std::thread::hardware_concurrency()), 16});
-    for (int t = 0; t <= most && !record; ++t) {
-      if (t == threads) continue;
-      tuned_threads = t == 0 ? threads : t;
+    std::vector<int> counts = {threads};
+    for (int t = 1, most = std::max<int>({threads, int(std::thread::hardware_concurrency()), 16}); t <= most; ++t)
+      if (t != threads) counts.push_back(t);
+    for (size_t i = 0; i < counts.size() && !record; ++i) {
+      tuned_threads = counts[i];
       auto found = (*cache)->best(w, tuning_target(machine, tuned_threads));
       if (!found) return found.failure();
       record = *found;

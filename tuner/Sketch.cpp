@@ -19,11 +19,14 @@ bool is_contraction(const SemaStmt& s) {
   return s.ast->reduce == ast::ReduceOp::Sum && s.lhs_rank >= 2 && int(s.indices.size()) > s.lhs_rank;
 }
 
-// A field of a statement's own options as a vector of sizes, or empty.
-std::vector<int64_t> own_sizes(const MappingOptions& o, const std::string& statement, const char* field) {
+// A statement's tile and register tile as its loops see them (its own or the kernel's).
+struct TileSizes {
+  std::vector<int64_t> tile, reg;
+};
+TileSizes own_sizes(const MappingOptions& o, const std::string& statement) {
   auto mine = mapping_options_for_statement(o, statement);
   if (!mine) return {};
-  return std::string(field) == "tile" ? mine->tile : mine->register_tile;
+  return {mine->tile, mine->register_tile};
 }
 
 void set_own_sizes(MappingOptions& o, const std::string& statement, const std::vector<int64_t>& tile,
@@ -132,16 +135,20 @@ std::vector<int64_t> SketchSpace::extents_for(const MappingOptions& o, int state
   return e;
 }
 
-// Tile sizes from each loop's factorisations; the register tile's vector columns in whole
-// vectors and its rows within the accumulator budget, each tile a multiple of the register
-// tile it holds. Loops the sketch leaves at 1 (a batch loop) mostly stay so.
-void SketchSpace::sample_sizes(std::mt19937_64& rng, std::vector<int64_t>& tile, std::vector<int64_t>& reg,
-                               const std::vector<int64_t>& extents, int lanes) const {
+// Tile sizes from each loop's factorisations. Loops the sketch leaves at 1 (a batch loop)
+// mostly stay so.
+void SketchSpace::sample_tile(std::mt19937_64& rng, std::vector<int64_t>& tile, const std::vector<int64_t>& extents) const {
   for (size_t i = 0; i < tile.size(); ++i) {
     int64_t e = i < extents.size() ? extents[i] : 0;
     if (tile[i] == 1 && rng() % 4 != 0) continue;
     tile[i] = pick(rng, tile_choices(e));
   }
+}
+
+// The register tile's vector columns in whole vectors and its rows within the accumulator
+// budget; each tile then made a multiple of the register tile it holds.
+void SketchSpace::sample_register(std::mt19937_64& rng, std::vector<int64_t>& tile, std::vector<int64_t>& reg,
+                                  const std::vector<int64_t>& extents, int lanes) const {
   if (reg.empty()) return;
   // Columns: the last register-tile loop; rows: the others the sketch tiles (> 1).
   size_t col = reg.size() - 1;
@@ -155,20 +162,25 @@ void SketchSpace::sample_sizes(std::mt19937_64& rng, std::vector<int64_t>& tile,
     reg[i] = 1 + int64_t(rng() % uint64_t(std::clamp<int64_t>(std::min(room, e), 1, 16)));
     room = std::max<int64_t>(1, room / reg[i]);
   }
-  for (size_t i = 0; i < reg.size() && i < tile.size(); ++i)
-    tile[i] = std::max(reg[i], tile[i] / reg[i] * reg[i]);
+  fit_to_register(tile, reg);
+}
+
+void SketchSpace::fit_to_register(std::vector<int64_t>& tile, const std::vector<int64_t>& reg) {
+  for (size_t i = 0; i < reg.size() && i < tile.size(); ++i) tile[i] = std::max(reg[i], tile[i] / reg[i] * reg[i]);
 }
 
 MappingOptions SketchSpace::sample(std::mt19937_64& rng, const Sketch& s) const {
   MappingOptions o = s.base;
   int lanes = std::max(1, o.cpu.vector_width);
-  sample_sizes(rng, o.tile, o.register_tile, extents_for(o, -1), lanes);
+  sample_tile(rng, o.tile, extents_for(o, -1));
+  sample_register(rng, o.tile, o.register_tile, extents_for(o, -1), lanes);
   for (size_t k = 0; k < kernel_->def->stmts.size(); ++k) {
     std::string name = statement_name(k);
     if (std::none_of(o.statements.begin(), o.statements.end(), [&](const StatementOptions& so) { return so.statement == name; }))
       continue;
-    std::vector<int64_t> tile = own_sizes(o, name, "tile"), reg = own_sizes(o, name, "registerTile");
-    sample_sizes(rng, tile, reg, extents_for(o, int(k)), lanes);
+    auto [tile, reg] = own_sizes(o, name);
+    sample_tile(rng, tile, extents_for(o, int(k)));
+    sample_register(rng, tile, reg, extents_for(o, int(k)), lanes);
     set_own_sizes(o, name, tile, reg);
   }
   static const std::vector<int> unrolls = {1, 1, 2, 4, 8};
@@ -180,17 +192,17 @@ MappingOptions SketchSpace::sample(std::mt19937_64& rng, const Sketch& s) const 
   return o;
 }
 
-void SketchSpace::step_tile(std::mt19937_64& rng, std::vector<int64_t>& tile, std::vector<int64_t>& reg,
+void SketchSpace::step_tile(std::mt19937_64& rng, std::vector<int64_t>& tile, const std::vector<int64_t>& reg,
                             const std::vector<int64_t>& extents) const {
   if (tile.empty()) return;
   size_t i = rng() % tile.size();
   std::vector<int64_t> choices = tile_choices(i < extents.size() ? extents[i] : 0);
-  auto at = std::lower_bound(choices.begin(), choices.end(), tile[i]);
-  size_t here = size_t(at - choices.begin());
+  auto larger = std::upper_bound(choices.begin(), choices.end(), tile[i]);
+  auto smaller = std::lower_bound(choices.begin(), choices.end(), tile[i]);  // the one before it
   if (rng() % 4 == 0) tile[i] = pick(rng, choices);  // redrawn
-  else if (rng() % 2 && here + 1 < choices.size()) tile[i] = choices[here + (at != choices.end() && *at == tile[i] ? 1 : 0)];
-  else if (here > 0) tile[i] = choices[here - 1];
-  if (i < reg.size()) tile[i] = std::max(reg[i], tile[i] / reg[i] * reg[i]);
+  else if (rng() % 2 && larger != choices.end()) tile[i] = *larger;
+  else if (smaller != choices.begin()) tile[i] = *(smaller - 1);
+  fit_to_register(tile, reg);
 }
 
 MappingOptions SketchSpace::mutate(std::mt19937_64& rng, const MappingOptions& parent) const {
@@ -202,21 +214,15 @@ MappingOptions SketchSpace::mutate(std::mt19937_64& rng, const MappingOptions& p
     for (const StatementOptions& s : o.statements)
       if (s.statement == statement_name(k) && s.fields.count("tile")) owners.push_back(int(k));
   int owner = pick(rng, owners);
-  std::vector<int64_t> tile = owner < 0 ? o.tile : own_sizes(o, statement_name(size_t(owner)), "tile");
-  std::vector<int64_t> reg = owner < 0 ? o.register_tile : own_sizes(o, statement_name(size_t(owner)), "registerTile");
+  auto [tile, reg] = owner < 0 ? TileSizes{o.tile, o.register_tile} : own_sizes(o, statement_name(size_t(owner)));
   std::vector<int64_t> extents = owner < 0 ? extents_for(o, -1) : extents_for(o, owner);
   int lanes = std::max(1, o.cpu.vector_width);
   double move = double(rng() % 1000) / 1000;
   if (move < 0.70) {
     step_tile(rng, tile, reg, extents);
   } else if (move < 0.85) {
-    if (!reg.empty()) {
-      std::vector<int64_t> fresh = tile;  // register tile redrawn; the tile keeps its sizes where it can
-      sample_sizes(rng, fresh, reg, extents, lanes);
-      for (size_t i = 0; i < reg.size() && i < tile.size(); ++i) tile[i] = std::max(reg[i], tile[i] / reg[i] * reg[i]);
-    } else {
-      step_tile(rng, tile, reg, extents);
-    }
+    if (!reg.empty()) sample_register(rng, tile, reg, extents, lanes);  // the tile keeps its sizes where it can
+    else step_tile(rng, tile, reg, extents);
   } else if (move < 0.92) {
     static const std::vector<int> unrolls = {1, 2, 4, 8};
     o.unroll = pick(rng, unrolls);

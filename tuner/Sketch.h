@@ -43,9 +43,11 @@ class SketchSpace {
   // The loop extents the tile sizes of `o` (kernel-wide) or of statement `k`'s own tile
   // index into: the statement's indices in order.
   std::vector<int64_t> extents_for(const MappingOptions& o, int statement) const;
-  void sample_sizes(std::mt19937_64& rng, std::vector<int64_t>& tile, std::vector<int64_t>& reg,
-                    const std::vector<int64_t>& extents, int lanes) const;
-  void step_tile(std::mt19937_64& rng, std::vector<int64_t>& tile, std::vector<int64_t>& reg,
+  void sample_tile(std::mt19937_64& rng, std::vector<int64_t>& tile, const std::vector<int64_t>& extents) const;
+  void sample_register(std::mt19937_64& rng, std::vector<int64_t>& tile, std::vector<int64_t>& reg,
+                       const std::vector<int64_t>& extents, int lanes) const;
+  static void fit_to_register(std::vector<int64_t>& tile, const std::vector<int64_t>& reg);
+  void step_tile(std::mt19937_64& rng, std::vector<int64_t>& tile, const std::vector<int64_t>& reg,
                  const std::vector<int64_t>& extents) const;
 
   const KernelSetup* kernel_;
