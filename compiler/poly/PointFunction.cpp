@@ -1,0 +1,130 @@
+// isl writes the function as an AST expression (with its floor divisions, minima and
+// selects); the iterators become parameters d0, d1, ... first, so the expression names
+// them and a build made from the domain may simplify with what the domain implies.
+#include "poly/PointFunction.h"
+
+#include <isl/ast.h>
+#include <isl/ast_build.h>
+
+#include <stdexcept>
+#include <string>
+
+namespace tcs::poly {
+namespace {
+
+int64_t floor_div(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+std::string dim_name(unsigned i) { return "d" + std::to_string(i); }
+
+// The set with its dimensions named d0, d1, ... and then made parameters.
+isl_set* as_parameters(const isl::set& s) {
+  isl_set* r = s.copy();
+  unsigned n = unsigned(isl_set_dim(r, isl_dim_set));
+  for (unsigned i = 0; i < n; ++i) r = isl_set_set_dim_name(r, isl_dim_set, i, dim_name(i).c_str());
+  return isl_set_move_dims(r, isl_dim_param, 0, isl_dim_set, 0, n);
+}
+
+}  // namespace
+
+PointFunction PointFunction::member(const isl::pw_multi_aff& f, int i, const isl::set& where) {
+  isl_pw_aff* pa = isl_pw_multi_aff_get_pw_aff(f.get(), i);
+  unsigned n = unsigned(isl_pw_aff_dim(pa, isl_dim_in));
+  for (unsigned k = 0; k < n; ++k) pa = isl_pw_aff_set_dim_id(pa, isl_dim_in, k, isl_id_alloc(f.ctx().get(), dim_name(k).c_str(), nullptr));
+  pa = isl_pw_aff_move_dims(pa, isl_dim_param, 0, isl_dim_in, 0, n);
+  isl_ast_build* build = isl_ast_build_from_context(as_parameters(where));
+  PointFunction r = from(isl_ast_build_expr_from_pw_aff(build, pa));
+  isl_ast_build_free(build);
+  return r;
+}
+
+PointFunction PointFunction::membership(const isl::set& s, const isl::set& where) {
+  isl_ast_build* build = isl_ast_build_from_context(as_parameters(where));
+  PointFunction r = from(isl_ast_build_expr_from_set(build, as_parameters(s)));
+  isl_ast_build_free(build);
+  return r;
+}
+
+PointFunction PointFunction::from(isl_ast_expr* e) {
+  if (!e) throw std::runtime_error("isl could not write a point function");
+  PointFunction r;
+  r.root_ = r.add(e);
+  isl_ast_expr_free(e);
+  return r;
+}
+
+int PointFunction::add(isl_ast_expr* e) {
+  Node n;
+  switch (isl_ast_expr_get_type(e)) {
+    case isl_ast_expr_int: {
+      isl_val* v = isl_ast_expr_get_val(e);
+      n.op = -1;
+      n.value = isl_val_get_num_si(v);
+      isl_val_free(v);
+      break;
+    }
+    case isl_ast_expr_id: {
+      isl_id* id = isl_ast_expr_get_id(e);
+      n.op = -2;
+      n.value = std::stoll(isl_id_get_name(id) + 1);  // "d3" -> 3
+      isl_id_free(id);
+      break;
+    }
+    case isl_ast_expr_op: {
+      n.op = isl_ast_expr_op_get_type(e);
+      for (int i = 0, c = int(isl_ast_expr_op_get_n_arg(e)); i < c; ++i) {
+        isl_ast_expr* a = isl_ast_expr_op_get_arg(e, i);
+        n.args.push_back(add(a));
+        isl_ast_expr_free(a);
+      }
+      break;
+    }
+    default: throw std::runtime_error("unexpected isl AST expression");
+  }
+  nodes_.push_back(std::move(n));
+  return int(nodes_.size()) - 1;
+}
+
+int64_t PointFunction::eval(int index, const int64_t* x) const {
+  const Node& n = nodes_[size_t(index)];
+  auto arg = [&](size_t i) { return eval(n.args[i], x); };
+  switch (n.op) {
+    case -1: return n.value;
+    case -2: return x[n.value];
+    case isl_ast_expr_op_and:
+    case isl_ast_expr_op_and_then: return arg(0) && arg(1);
+    case isl_ast_expr_op_or:
+    case isl_ast_expr_op_or_else: return arg(0) || arg(1);
+    case isl_ast_expr_op_max: {
+      int64_t r = arg(0);
+      for (size_t i = 1; i < n.args.size(); ++i) r = std::max(r, arg(i));
+      return r;
+    }
+    case isl_ast_expr_op_min: {
+      int64_t r = arg(0);
+      for (size_t i = 1; i < n.args.size(); ++i) r = std::min(r, arg(i));
+      return r;
+    }
+    case isl_ast_expr_op_minus: return -arg(0);
+    case isl_ast_expr_op_add: return arg(0) + arg(1);
+    case isl_ast_expr_op_sub: return arg(0) - arg(1);
+    case isl_ast_expr_op_mul: return arg(0) * arg(1);
+    case isl_ast_expr_op_div: return arg(0) / arg(1);  // exact
+    case isl_ast_expr_op_fdiv_q:
+    case isl_ast_expr_op_pdiv_q: return floor_div(arg(0), arg(1));
+    case isl_ast_expr_op_pdiv_r:
+    case isl_ast_expr_op_zdiv_r: return arg(0) % arg(1);
+    case isl_ast_expr_op_cond:
+    case isl_ast_expr_op_select: return arg(0) ? arg(1) : arg(2);
+    case isl_ast_expr_op_eq: return arg(0) == arg(1);
+    case isl_ast_expr_op_le: return arg(0) <= arg(1);
+    case isl_ast_expr_op_lt: return arg(0) < arg(1);
+    case isl_ast_expr_op_ge: return arg(0) >= arg(1);
+    case isl_ast_expr_op_gt: return arg(0) > arg(1);
+    default: throw std::runtime_error("unexpected isl AST operation " + std::to_string(n.op));
+  }
+}
+
+}  // namespace tcs::poly
