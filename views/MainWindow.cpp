@@ -48,6 +48,9 @@
 #include "export/Export.h"
 #include "views/editor/SourceEditor.h"
 #include "views/editor/SymbolIndex.h"
+#include "views/explorers/DomainView.h"
+#include "views/explorers/ScheduleTreeView.h"
+#include "views/explorers/SpaceService.h"
 #include "views/theme/Tables.h"
 #include "views/theme/Theme.h"
 
@@ -166,11 +169,37 @@ void MainWindow::build_docks() {
   run_report_->follow(service_);
   QDockWidget* run_dock = make_dock(this, tr("Run"), QStringLiteral("runDock"), run_report_);
 
+  // The explorers: the schedule tree, and the iteration space computed off the GUI thread
+  // while its dock is open.
+  schedule_tree_ = new ScheduleTreeView(this);
+  connect(schedule_tree_, &ScheduleTreeView::node_selected, this, [this](const LineOrigin& origin, const QStringList& stmts) {
+    link_from_line(origin);
+    if (!stmts.isEmpty()) domain_->highlight_statement(stmts.front().toStdString());
+  });
+  QDockWidget* tree_dock = make_dock(this, tr("Schedule tree"), QStringLiteral("scheduleTreeDock"), schedule_tree_);
+  space_ = new SpaceService(this);
+  domain_ = new DomainView(this);
+  connect(domain_, &DomainView::request_changed, this, [this] { submit_space(true); });
+  connect(domain_, &DomainView::point_clicked, this, &MainWindow::link_from_point);
+  connect(space_, &SpaceService::ready, this, [this](std::shared_ptr<const SpaceResult> r) {
+    domain_->show_result(r);
+    if (r->space && outcome_ && r->outcome->id == outcome_->id) schedule_tree_->set_carried(r->space->carried);
+  });
+  domain_dock_ = make_dock(this, tr("Iteration space"), QStringLiteral("domainDock"), domain_);
+  connect(domain_dock_, &QDockWidget::visibilityChanged, this, [this](bool visible) {
+    if (visible) submit_space(false);
+  });
+
   addDockWidget(Qt::LeftDockWidgetArea, kernel_dock);
   addDockWidget(Qt::LeftDockWidgetArea, pass_dock);
   tabifyDockWidget(kernel_dock, pass_dock);
+  addDockWidget(Qt::LeftDockWidgetArea, tree_dock);
+  tabifyDockWidget(pass_dock, tree_dock);
   kernel_dock->raise();
   addDockWidget(Qt::RightDockWidgetArea, code_dock);
+  addDockWidget(Qt::RightDockWidgetArea, domain_dock_);
+  tabifyDockWidget(code_dock, domain_dock_);
+  code_dock->raise();
   addDockWidget(Qt::BottomDockWidgetArea, problems_dock);
   addDockWidget(Qt::BottomDockWidgetArea, run_dock);
   addDockWidget(Qt::BottomDockWidgetArea, diff_dock);
@@ -336,7 +365,8 @@ void MainWindow::keep_editor_half() {
   int half = width() / 2;
   if (centralWidget()->width() >= half - 8) return;
   for (QDockWidget* d : findChildren<QDockWidget*>()) {
-    if (d == code_dock || d->isFloating() || !d->isVisible() || dockWidgetArea(d) != Qt::LeftDockWidgetArea) continue;
+    // Tabs behind the current one count too: they are open, only not on top.
+    if (d == code_dock || d->isFloating() || !d->toggleViewAction()->isChecked() || dockWidgetArea(d) != Qt::LeftDockWidgetArea) continue;
     addDockWidget(Qt::RightDockWidgetArea, d);
     tabifyDockWidget(code_dock, d);
     collapsed_.push_back(d);
@@ -362,6 +392,7 @@ void MainWindow::set_dark(bool dark) {
   for (CodeView* v : code_->views()) v->set_dark(dark);
   passes_->tree()->set_dark(dark);
   diff_->set_dark(dark);
+  domain_->set_dark(dark);
 }
 
 // ---------------------------------------------------------------- compiling
@@ -473,7 +504,11 @@ void MainWindow::show_outcome(std::shared_ptr<const CompileOutcome> o) {
                                               : tr("no problems"));
 
   editor_->set_shapes(o->entry, o->shapes ? &*o->shapes : nullptr);
-
+  if (o->result && !o->result->lowering.passes.empty()) {
+    if (tree_id_ != o->id) schedule_tree_->show_tree(o->result->lowering.passes.back().tree, o->result->lowering.nest);
+    tree_id_ = o->id;
+    submit_space(false);
+  }
 
   // Status bar: the phase timings of this result.
   QStringList phases;
@@ -499,6 +534,28 @@ void MainWindow::link_from_editor() {
   int stmt = def == outcome_->entry ? symbols.stmt_at(def, caret) : -1;
   editor_->show_linked({});
   mark_statements(stmt >= 0 ? std::set<int>{stmt} : std::set<int>{});
+  if (stmt >= 0) {
+    std::string name = "S" + std::to_string(stmt);
+    schedule_tree_->select_statement(name);
+    domain_->highlight_statement(name);
+  }
+}
+
+void MainWindow::link_from_point(const std::string& statement, int source_stmt) {
+  if (!outcome_matches_editor() || !outcome_->def()) return;
+  schedule_tree_->select_statement(statement);
+  if (source_stmt < 0 || size_t(source_stmt) >= outcome_->def()->stmts.size()) return;
+  linking_ = true;
+  editor_->show_linked({outcome_->def()->stmts[size_t(source_stmt)].ast->range});
+  linking_ = false;
+  mark_statements({source_stmt});
+}
+
+void MainWindow::submit_space(bool always) {
+  if (!domain_dock_->isVisible() || !outcome_ || !outcome_->result) return;
+  if (!always && space_outcome_ && space_outcome_->id == outcome_->id) return;
+  space_outcome_ = outcome_;
+  space_->submit(domain_->request_for(outcome_));
 }
 
 void MainWindow::link_from_line(const LineOrigin& origin) {
@@ -511,6 +568,9 @@ void MainWindow::link_from_line(const LineOrigin& origin) {
   editor_->show_linked(ranges);
   linking_ = false;
   mark_statements(stmts);
+  // The tree follows: the loop's row, or the statement's.
+  if (!schedule_tree_->select_loop(origin.loop_id) && origin.stmt >= 0 && size_t(origin.stmt) < outcome_->result->lowering.nest.stmts.size())
+    schedule_tree_->select_statement(outcome_->result->lowering.nest.stmts[size_t(origin.stmt)].name);
 }
 
 void MainWindow::mark_statements(const std::set<int>& source_stmts) {

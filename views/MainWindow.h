@@ -32,6 +32,9 @@ class CodeView;
 class CompileService;
 class DiagnosticsModel;
 class DiffPanel;
+class DomainView;
+class ScheduleTreeView;
+class SpaceService;
 class FindBar;
 class KernelPanel;
 class OptionsPanel;
@@ -81,6 +84,10 @@ class MainWindow : public QMainWindow {
   CodePanel* code_panel() const { return code_; }
   FindBar* find_bar() const { return find_bar_; }
   CompileService* service() const { return service_; }
+  ScheduleTreeView* schedule_tree() const { return schedule_tree_; }
+  DomainView* domain_view() const { return domain_; }
+  QDockWidget* domain_dock() const { return domain_dock_; }
+  SpaceService* space_service() const { return space_; }
   // The newest result shown (null before the first one).
   const CompileOutcome* outcome() const { return outcome_.get(); }
   // True once the newest submitted job has delivered its final result.
@@ -104,6 +111,10 @@ class MainWindow : public QMainWindow {
   void link_from_editor();
   void link_from_line(const LineOrigin& origin);
   void mark_statements(const std::set<int>& source_stmts);
+  void link_from_point(const std::string& statement, int source_stmt);
+  // Computes the iteration space of the shown kernel when the domain view is open (again
+  // with `always`, after its view sizes or what-if schedule changed).
+  void submit_space(bool always);
   bool outcome_matches_editor() const;
   void jump_to_problem(const QModelIndex& index);
   void new_file();
@@ -135,6 +146,12 @@ class MainWindow : public QMainWindow {
   PassPanel* passes_;
   DiffPanel* diff_;
   RunPanel* run_report_;
+  ScheduleTreeView* schedule_tree_;
+  DomainView* domain_;
+  QDockWidget* domain_dock_;
+  SpaceService* space_;
+  std::shared_ptr<const CompileOutcome> space_outcome_;  // the outcome the space was asked for
+  uint64_t tree_id_ = 0;                                 // the outcome the schedule tree shows
   QLabel* problems_label_;
   QLabel* timings_label_;
   QMenu* recent_menu_ = nullptr;
