@@ -190,7 +190,8 @@ struct Job {
   isl::union_map schedule_map;  // statement instance -> time
   IterationSpace space;
   std::vector<Flat> times;  // per statement: each point's time
-  std::vector<std::vector<int>> tile_loops;              // per statement, the ids of its tile loops
+  // Each dependence kind's relation, numeric, a reduction's own taken out of the others.
+  std::vector<std::pair<DependenceKind, isl::union_map>> dependences;
   size_t enumerated = 0;
   std::vector<isl::set> domains;  // per statement, numeric
 
@@ -228,6 +229,8 @@ struct Job {
     int parallel = -1, vector = -1;
     std::vector<int> order;  // ids in the order their values follow the time in the joint map
   };
+  // Per statement, the loops deciding its tile, thread and lane.
+  std::vector<Watched> watched_loops;
   Watched watched(const std::string& stmt) const {
     Watched w;
     for (const BandLoop& b : loops) {
@@ -259,8 +262,7 @@ struct Job {
       s.dims.push_back(name ? name : "i" + std::to_string(i));
     }
     domains.push_back(domain);
-    Watched w = watched(st.name);
-    tile_loops.push_back(w.tile);
+    const Watched& w = watched_loops.emplace_back(watched(st.name));
     if (w.vector >= 0) s.vector_width = facts.at(w.vector).vector_width;
     // The time, then the watched loops' values, as functions of the point.
     isl::map time = map_of(schedule_map, st.name);
@@ -298,7 +300,7 @@ struct Job {
     }
     for (size_t si = 0; si < space.statements.size(); ++si) {
       StatementSpace& s = space.statements[si];
-      Watched w = watched(s.name);
+      const Watched& w = watched_loops[si];
       std::map<std::vector<int64_t>, int> tile_of;
       std::vector<int64_t> first_time;
       for (size_t pi = 0; pi < s.points.size(); ++pi) {
@@ -371,13 +373,22 @@ struct Job {
     return -1;
   }
 
-  void collect_dependences() {
+  // In the order a pair found under two kinds is listed: flow, output, anti, reduction.
+  void read_dependences() {
     const PolyModelInfo& m = lowered.model;
     isl::union_map reduction = numeric(isl::union_map(ctx, m.reduction.empty() ? "{ }" : m.reduction), context);
     std::pair<DependenceKind, const std::string*> kinds[] = {{DependenceKind::Flow, &m.flow},
                                                              {DependenceKind::Output, &m.output},
                                                              {DependenceKind::Anti, &m.anti},
                                                              {DependenceKind::Reduction, &m.reduction}};
+    for (auto [kind, text] : kinds) {
+      if (text->empty()) continue;
+      isl::union_map deps = numeric(isl::union_map(ctx, *text), context);
+      dependences.emplace_back(kind, kind == DependenceKind::Reduction ? deps : deps.subtract(reduction));
+    }
+  }
+
+  void collect_dependences() {
     struct Pair {
       int from_stmt, from, to_stmt, to;
       bool operator==(const Pair&) const = default;
@@ -389,10 +400,7 @@ struct Job {
     };
     std::unordered_set<Pair, Hash> seen;
     size_t left_out = 0;
-    for (auto [kind, text] : kinds) {
-      if (text->empty()) continue;
-      isl::union_map deps = numeric(isl::union_map(ctx, *text), context);
-      if (kind != DependenceKind::Reduction) deps = deps.subtract(reduction);
+    for (const auto& [kind, deps] : dependences) {
       // Direct dependences: each source to its nearest sink in each sink statement.
       deps.foreach_map([&](isl::map d) {
         int from = statement_index(tuple_name(d));
@@ -421,7 +429,7 @@ struct Job {
           dep.from_stmt = from, dep.from_point = int(a), dep.to_stmt = to, dep.to_point = int(b);
           const SpacePoint& pa = src.points[a];
           const SpacePoint& pb = space.statements[size_t(to)].points[size_t(b)];
-          dep.crosses_tile = tile_loops[size_t(from)] != tile_loops[size_t(to)] ||
+          dep.crosses_tile = watched_loops[size_t(from)].tile != watched_loops[size_t(to)].tile ||
                              (pa.tile >= 0 && space.statements[size_t(from)].tiles[size_t(pa.tile)] !=
                                                   space.statements[size_t(to)].tiles[size_t(pb.tile)]);
           dep.violated = kind == DependenceKind::Reduction ? pa.time == pb.time : pb.time <= pa.time;
@@ -437,27 +445,20 @@ struct Job {
 
   // For each loop, the kinds of dependence it carries (at the compiled schedule).
   void carried_dependences() {
-    const PolyModelInfo& m = lowered.model;
-    isl::union_map reduction = numeric(isl::union_map(ctx, m.reduction.empty() ? "{ }" : m.reduction), context);
-    std::pair<DependenceKind, const std::string*> kinds[] = {{DependenceKind::Flow, &m.flow},
-                                                             {DependenceKind::Anti, &m.anti},
-                                                             {DependenceKind::Output, &m.output},
-                                                             {DependenceKind::Reduction, &m.reduction}};
-    for (auto [kind, text] : kinds) {
-      if (text->empty()) continue;
-      isl::union_map deps = numeric(isl::union_map(ctx, *text), context);
-      if (kind != DependenceKind::Reduction) deps = deps.subtract(reduction);
-      for (const BandLoop& b : loops) {
-        isl::union_set dom = numeric(b.domain, context);
+    for (const BandLoop& b : loops) {
+      isl::union_set dom = numeric(b.domain, context);
+      auto outer = isl::manage(isl_multi_union_pw_aff_intersect_params(b.outer.copy(), context.params().release()));
+      auto member = isl::manage(isl_multi_union_pw_aff_from_union_pw_aff(b.values.copy()));
+      member = isl::manage(isl_multi_union_pw_aff_intersect_params(member.release(), context.params().release()));
+      std::vector<DependenceKind> kinds;
+      for (const auto& [kind, deps] : dependences) {
         isl::union_map inside = deps.intersect_domain(dom).intersect_range(dom);
-        auto outer = isl::manage(isl_multi_union_pw_aff_intersect_params(b.outer.copy(), context.params().release()));
-        auto same = isl::manage(isl_union_map_eq_at_multi_union_pw_aff(inside.release(), outer.release()));
-        same = numeric(same, context);
-        auto member = isl::manage(isl_multi_union_pw_aff_from_union_pw_aff(b.values.copy()));
-        member = isl::manage(isl_multi_union_pw_aff_intersect_params(member.release(), context.params().release()));
-        auto stays = isl::manage(isl_union_map_eq_at_multi_union_pw_aff(same.copy(), member.release()));
-        if (!same.subtract(numeric(stays, context)).is_empty()) space.carried[b.id].push_back(kind);
+        auto same = numeric(isl::manage(isl_union_map_eq_at_multi_union_pw_aff(inside.release(), outer.copy())), context);
+        auto stays = isl::manage(isl_union_map_eq_at_multi_union_pw_aff(same.copy(), member.copy()));
+        if (!same.subtract(numeric(stays, context)).is_empty()) kinds.push_back(kind);
       }
+      std::sort(kinds.begin(), kinds.end());
+      if (!kinds.empty()) space.carried[b.id] = kinds;
     }
   }
 };
@@ -480,6 +481,7 @@ Expected<IterationSpace> iteration_space(const LoweringResult& lowered, const Sp
     }
     job.rank_times();
     job.place_points(values, loop_values);
+    job.read_dependences();
     job.collect_dependences();
     if (!query.schedule.empty()) job.space.notes.push_back("times, violations and order follow the what-if schedule; tiles and threads the compiled one");
     job.carried_dependences();

@@ -52,10 +52,6 @@ int count_pixels(const QImage& image, QRgb colour) {
   return n;
 }
 
-int indicator_at(SourceEditor* e, int indicator, long pos) {
-  return int(e->SendScintilla(QsciScintilla::SCI_INDICATORVALUEAT, indicator, pos));
-}
-
 const char* kMatmul = "def mm(float(M,K) A, float(K,N) B) -> (C) { C(m, n) +=! A(m, k) * B(k, n) }";
 
 }  // namespace

@@ -38,10 +38,6 @@ using namespace tcs::test;
 
 namespace {
 
-int indicator_at(SourceEditor* e, int indicator, long pos) {
-  return int(e->SendScintilla(QsciScintilla::SCI_INDICATORVALUEAT, indicator, pos));
-}
-
 int line_containing(QsciScintilla* e, const QString& needle) {
   for (int i = 0; i < e->lines(); ++i)
     if (e->text(i).contains(needle)) return i;

@@ -1,6 +1,6 @@
 #pragma once
-// What every window test does: wait for the compiler, find a menu action, save a
-// screenshot when $TCS_SCREENSHOT_DIR is set. One home for these, so the tests agree on
+// What every window test does: wait for the compiler, find a menu action, read an
+// editor indicator, save a screenshot when $TCS_SCREENSHOT_DIR is set. One home for these, so the tests agree on
 // what "idle" means.
 #include <QAction>
 #include <QDir>
@@ -9,6 +9,7 @@
 #include <QtTest>
 
 #include "views/MainWindow.h"
+#include "views/editor/SourceEditor.h"
 #include "views/service/CompileService.h"
 
 namespace tcs::test {
@@ -32,6 +33,11 @@ inline QAction* menu_action(MainWindow& w, const QString& text) {
 // Waits until the newest job has delivered its final result.
 inline bool wait_idle(MainWindow& w) {
   return QTest::qWaitFor([&] { return w.idle() && w.outcome() && w.outcome()->final; }, kWaitMs);
+}
+
+// The value of an editor indicator (an error squiggle, a linked statement) at a byte.
+inline int indicator_at(SourceEditor* e, int indicator, long pos) {
+  return int(e->SendScintilla(QsciScintilla::SCI_INDICATORVALUEAT, indicator, pos));
 }
 
 inline QString example_path(const char* name) { return QStringLiteral(TCS_EXAMPLES_DIR) + "/" + name; }

@@ -42,8 +42,10 @@ QColor group_colour(int group) {
   return palette[size_t(group) % (sizeof palette / sizeof palette[0])];
 }
 
+const QColor kBroken(0xd6, 0x27, 0x28);  // what a schedule breaks
+
 QColor arrow_colour(const DomainPicture::Arrow& a) {
-  if (a.violated) return QColor(0xd6, 0x27, 0x28);
+  if (a.violated) return kBroken;
   switch (a.kind) {
     case DependenceKind::Reduction: return QColor(0x60, 0x60, 0x60);
     case DependenceKind::Flow: return QColor(0x1a, 0x55, 0x99);
@@ -119,12 +121,12 @@ class PointsItem : public QGraphicsItem {
     }
     p->setBrush(Qt::NoBrush);
     if (!rings_.empty()) {
-      p->setPen(cosmetic(QColor(0xd6, 0x27, 0x28), 2));
+      p->setPen(cosmetic(kBroken, 2));
       p->drawRects(rings_.data(), int(rings_.size()));
     }
     p->setRenderHint(QPainter::Antialiasing, true);
     for (auto& [rgb, lines] : lines_) {
-      p->setPen(cosmetic(QColor::fromRgb(rgb), rgb == QColor(0xd6, 0x27, 0x28).rgb() ? 2 : 1));
+      p->setPen(cosmetic(QColor::fromRgb(rgb), rgb == kBroken.rgb() ? 2 : 1));
       p->drawLines(lines.data(), int(lines.size()));
     }
     if (framed_) {
@@ -460,11 +462,9 @@ void DomainView::highlight_statement(const std::string& name) {
     const auto& st = result_->space->statements;
     for (size_t i = 0; i < st.size(); ++i)
       if (st[i].name == name && int(i) != choice_.statement) {
-        DomainChoice c = choice_;
-        c.statement = int(i);
-        c.fixed.clear();
-        c.x = c.y = -2;  // choose the defaults for that statement
-        choice_ = c;
+        choice_.statement = int(i);
+        choice_.fixed.clear();
+        choice_.x = choice_.y = -2;  // choose the defaults for that statement
         filling_ = true;
         statement_->setCurrentIndex(int(i));
         filling_ = false;
