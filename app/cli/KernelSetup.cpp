@@ -130,6 +130,20 @@ std::variant<MappingOptions, int> mapping_options_from_args(const ParsedArgs& ar
   }
   OptionsChoice choice;
   choice.preset = preset.value_or("default");
+  // Without --options or --preset, the options saved above the def (the IDE writes them).
+  if (!file && !preset) {
+    OptionsHeader header = options_header(k.checked->file.text(), k.def->ast->range.begin);
+    if (header.found) {
+      (header.value.rfind('{', 0) == 0 ? choice.json : choice.preset) = header.value;
+      auto o = kernel_options(*k.def, choice, &k.shapes);
+      if (!o) {
+        std::cerr << "error: " << k.checked->file.name() << ":" << header.line << ": saved options: " << o.error() << "\n";
+        return kUserError;
+      }
+      std::cerr << "note: options from " << k.checked->file.name() << ":" << header.line << "\n";
+      return *o;
+    }
+  }
   if (file) {
     std::ifstream in(*file, std::ios::binary);
     if (!in) {

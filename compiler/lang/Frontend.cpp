@@ -1,5 +1,6 @@
 #include "lang/Frontend.h"
 
+#include <algorithm>
 #include <charconv>
 #include <optional>
 #include <fstream>
@@ -82,5 +83,42 @@ SizeMap sizes_from_header(std::string_view text, size_t def_begin) {
   }
   return before ? *before : first ? *first : SizeMap{};
 }
+
+OptionsHeader options_header(std::string_view text, size_t def_begin) {
+  def_begin = std::min(def_begin, text.size());
+  size_t line_start = text.rfind('\n', def_begin == 0 ? 0 : def_begin - 1);
+  line_start = (line_start == std::string_view::npos || def_begin == 0) ? 0 : line_start + 1;
+  OptionsHeader h;
+  h.begin = h.end = line_start;
+  // Walk up the comment block above the def's line, one line at a time.
+  for (size_t below = line_start; below > 0;) {
+    size_t newline = below - 1;  // ends the line looked at
+    size_t previous = newline == 0 ? std::string_view::npos : text.rfind('\n', newline - 1);
+    size_t begin = previous == std::string_view::npos ? 0 : previous + 1;
+    std::string_view line = text.substr(begin, newline - begin);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    size_t first = line.find_first_not_of(" \t");
+    if (first != std::string_view::npos && line[first] != '#') break;  // code: the block ends
+    if (first != std::string_view::npos) {
+      std::string_view rest = line.substr(first + 1);
+      rest.remove_prefix(std::min(rest.size(), rest.find_first_not_of(" \t")));
+      if (rest.rfind("options:", 0) == 0) {
+        std::string_view v = rest.substr(8);
+        size_t a = v.find_first_not_of(" \t"), z = v.find_last_not_of(" \t");
+        h.found = true;
+        h.begin = begin;
+        h.end = begin + line.size();
+        h.value = a == std::string_view::npos ? std::string() : std::string(v.substr(a, z - a + 1));
+        break;
+      }
+    }
+    below = begin;
+  }
+  size_t at = h.found ? h.begin : line_start;
+  h.line = 1 + int(std::count(text.begin(), text.begin() + std::ptrdiff_t(at), '\n'));
+  return h;
+}
+
+std::string options_header_line(std::string_view value) { return "# options: " + std::string(value); }
 
 }  // namespace tcs

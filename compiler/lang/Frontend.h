@@ -39,4 +39,19 @@ Expected<const SemaDef*> select_entry(const CheckedFile& checked, std::string_vi
 // none comes before; without it, the first line of the file.
 SizeMap sizes_from_header(std::string_view text, size_t def_begin = 0);
 
+// A def's saved mapping options: a "# options:" line among the comments directly above it
+// (the blank and '#' lines up to its own line), written by the IDE when options change and
+// read by every face when none are given otherwise. `value` is what follows "options:":
+// a preset name or the options as one line of JSON. Without one, `found` is false and
+// begin = end = the start of the def's line, where one would be inserted.
+struct OptionsHeader {
+  bool found = false;
+  size_t begin = 0, end = 0;  // the line, without its newline
+  int line = 0;               // 1-based
+  std::string value;
+};
+OptionsHeader options_header(std::string_view text, size_t def_begin);
+// The header line for `value` (a preset name or one line of JSON), without a newline.
+std::string options_header_line(std::string_view value);
+
 }  // namespace tcs

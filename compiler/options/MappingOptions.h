@@ -77,6 +77,9 @@ Expected<MappingOptions> mapping_options_from_json(std::string_view text);
 // within tile, ...): what an editor shows while the user is midway through a change.
 Expected<MappingOptions> mapping_options_read_json(std::string_view text);
 std::string mapping_options_to_json(const MappingOptions& o);  // pretty, stable key order
+// The same JSON on one line, keys as written ("# options:" lines in a .tc file); an error
+// when `text` is not JSON at all.
+Expected<std::string> options_json_line(std::string_view text);
 Status mapping_options_validate(const MappingOptions& o);
 // The options the loops over statement `statement` ("S2") take: `o` with that statement's
 // fields in place of the kernel-wide ones (and no statements of its own); `o` itself

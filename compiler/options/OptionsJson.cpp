@@ -226,6 +226,12 @@ std::string mapping_options_to_json(const MappingOptions& o) {
   return s + "}\n";
 }
 
+Expected<std::string> options_json_line(std::string_view text) {
+  json value = json::parse(text.begin(), text.end(), nullptr, false);
+  if (value.is_discarded()) return Error{ErrorKind::Options, "the options are not JSON"};
+  return inline_text(value);
+}
+
 Status mapping_options_validate(const MappingOptions& o) {
   for (const OptionField& f : option_fields())
     if (Status s = options_table::check(f, options_table::get(o, f)); !s) return s;

@@ -85,6 +85,15 @@ expect 0 'accumulates into|C +float32\[2, 2\]' -- run "$work/accum.tc" --random=
 # compile: every intermediate form, and every way to get the options wrong
 expect 0 '"S2": \{"tile"' -- compile "$examples/kru3.tc" --size M=256 --size N0=32 --size N1=32 --size N2=32 --size D0=16 --size D1=16 --size D2=16 --emit options
 expect 0 'S0_init\[m, n\] -> C\[m, n\]' -- compile "$examples/matmul.tc" --emit model
+# Options saved in the file (the IDE writes them): used when none are given, named when broken.
+{ echo '# options: naive'; cat "$examples/matmul.tc"; } >"$work/saved_naive.tc"
+sed 's|^def matmul|# options: {"tile": [4, 8], "unroll": 2}\ndef matmul|' "$examples/matmul.tc" >"$work/saved_json.tc"
+printf '# sizes: N=8\n# options: {"tile": [0]}\ndef f(float(N) A) -> (O) { O(i) = A(i) }\n' >"$work/saved_bad.tc"
+expect 0 '"tile": \[\]' -- compile "$work/saved_naive.tc" --emit options
+expect 0 'note: options from .*saved_naive.tc:1' -- compile "$work/saved_naive.tc" --emit options
+expect 0 '"tile": \[4, 8\]' -- compile "$work/saved_json.tc" --emit options
+expect 0 '"tile": \[[0-9]+, [0-9]+, [0-9]+\]' -- compile "$work/saved_json.tc" --emit options --preset default
+expect 1 'saved_bad.tc:2: saved options: .*tile\[0\]' -- compile "$work/saved_bad.tc" --emit options
 expect 0 'band register point' -- compile "$examples/matmul.tc" --emit schedule
 expect 0 'accumulate-in-registers' -- compile "$examples/matmul.tc" --emit ast
 expect 0 '// L[0-9]+ parallel' -- compile "$examples/matmul.tc" --emit c

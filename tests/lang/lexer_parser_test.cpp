@@ -194,5 +194,36 @@ TEST(Frontend, EachDefTakesTheSizesLineBeforeIt) {
   EXPECT_EQ(b->shapes.sizes.at("N"), 32);
 }
 
+// A def's saved options: the "# options:" line in the comments directly above it, not
+// another def's and not one separated from it by code.
+TEST(Frontend, OptionsHeaderIsTheCommentAboveTheDef) {
+  std::string text =
+      "# sizes: N=8\n"
+      "#   options:   naive  \n"
+      "\n"
+      "def a(float(N) X) -> (O) { O(i) = X(i) }\n"
+      "# options: {\"tile\": [4]}\r\n"
+      "def b(float(N) X) -> (O) { O(i) = X(i) }\n"
+      "def c(float(N) X) -> (O) { O(i) = X(i) }\n";
+  auto c = check_source("t.tc", text);
+  ASSERT_EQ(c->defs.size(), 3u);
+  OptionsHeader a = options_header(text, c->defs[0].ast->range.begin);
+  EXPECT_TRUE(a.found);
+  EXPECT_EQ(a.value, "naive");
+  EXPECT_EQ(a.line, 2);
+  EXPECT_EQ(text.substr(a.begin, a.end - a.begin), "#   options:   naive  ");
+  OptionsHeader b = options_header(text, c->defs[1].ast->range.begin);
+  EXPECT_TRUE(b.found);
+  EXPECT_EQ(b.value, "{\"tile\": [4]}");
+  EXPECT_EQ(text[b.end], '\r');
+  // c has code right above it: no line, and a new one would go on c's own line.
+  OptionsHeader none = options_header(text, c->defs[2].ast->range.begin);
+  EXPECT_FALSE(none.found);
+  EXPECT_EQ(none.begin, size_t(c->defs[2].ast->range.begin));
+  EXPECT_EQ(none.line, 7);
+  EXPECT_EQ(options_header_line("naive"), "# options: naive");
+  EXPECT_FALSE(options_header("def f(float(N) X) -> (O) { O(i) = X(i) }", 0).found);
+}
+
 }  // namespace
 }  // namespace tcs

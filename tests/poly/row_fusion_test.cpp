@@ -7,11 +7,13 @@
 
 #include <cmath>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "Compiler.h"
 #include "codegen/CpuKernel.h"
 #include "lang/Frontend.h"
+#include "loopnest/StatementGraph.h"
 #include "runtime/Compare.h"
 #include "runtime/RandomInputs.h"
 
@@ -121,6 +123,36 @@ TEST(RowFusion, MinFusionKeepsThePassesAndTheFullTemporaries) {
   EXPECT_GT(top_loops(*b->result), 1u);
   EXPECT_TRUE(local_temporaries(*b->result).empty());
   expect_matches_interpreter(*b, "layernorm, Min");
+}
+
+// What the fusion explorer draws (loopnest/StatementGraph): softmax's four statements and
+// their producers, one group when the rows fuse and a group per loop nest under Min.
+TEST(RowFusion, StatementGraphShowsTheFusedGroups) {
+  auto fused = build(example("softmax.tc"), {{"N", 9}, {"D", 100}});
+  auto apart = build(example("softmax.tc"), {{"N", 9}, {"D", 100}}, R"({"outerScheduleFusionStrategy": "Min"})");
+  ASSERT_TRUE(fused->result && apart->result);
+  StatementGraph g = statement_graph(*fused->def, fused->shapes, fused->result->lowering.nest);
+  StatementGraph m = statement_graph(*apart->def, apart->shapes, apart->result->lowering.nest);
+  EXPECT_EQ(g.groups, 1);
+  EXPECT_EQ(m.groups, int(top_loops(*apart->result)));
+  EXPECT_GT(m.groups, 1);
+  for (const StatementGraph* graph : {&g, &m}) {
+    std::set<std::string> edges;
+    for (const StatementGraph::Edge& e : graph->edges)
+      edges.insert(graph->nodes[size_t(e.from)].name + ">" + graph->nodes[size_t(e.to)].name + ":" + e.tensor);
+    // mx feeds ex, ex feeds sm and Y, sm feeds Y; each reduction's init feeds it.
+    for (const char* want : {"S0>S1:mx", "S1>S2:ex", "S1>S3:ex", "S2>S3:sm", "S0_init>S0:mx", "S2_init>S2:sm"})
+      EXPECT_TRUE(edges.count(want)) << want;
+    EXPECT_EQ(edges.size(), 6u);
+    for (const StatementGraph::Node& n : graph->nodes) EXPECT_GE(n.group, 0) << n.name;
+  }
+  // The loop structure: one outermost loop fused, the parallel row loop first.
+  ASSERT_FALSE(g.loops.empty());
+  EXPECT_EQ(g.loops[0].rfind("for ", 0), 0u);
+  EXPECT_NE(g.loops[0].find("parallel"), std::string::npos);
+  int outermost = 0;
+  for (const std::string& l : m.loops) outermost += l.rfind("for ", 0) == 0;
+  EXPECT_EQ(outermost, m.groups);
 }
 
 TEST(RowFusion, RowsThatReadOtherRowsAreNotFused) {
