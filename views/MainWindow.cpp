@@ -19,6 +19,7 @@
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QSaveFile>
+#include <QScrollArea>
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
@@ -48,7 +49,10 @@
 #include "export/Export.h"
 #include "views/editor/SourceEditor.h"
 #include "views/editor/SymbolIndex.h"
+#include "views/editor/SavedOptions.h"
 #include "views/explorers/DomainView.h"
+#include "views/explorers/FusionView.h"
+#include "views/explorers/TilingView.h"
 #include "views/explorers/ScheduleTreeView.h"
 #include "views/explorers/SpaceService.h"
 #include "views/theme/Tables.h"
@@ -68,6 +72,16 @@ QDockWidget* make_dock(QMainWindow* w, const QString& title, const QString& name
   dock->setObjectName(name);
   dock->setWidget(content);
   return dock;
+}
+
+// Wide content (a spin box per loop, three cards side by side) scrolls inside its dock
+// instead of widening the dock beyond what the editor can spare.
+QScrollArea* scrolled(QWidget* content) {
+  auto* area = new QScrollArea;
+  area->setWidget(content);
+  area->setWidgetResizable(true);
+  area->setFrameShape(QFrame::NoFrame);
+  return area;
 }
 
 }  // namespace
@@ -103,6 +117,10 @@ MainWindow::MainWindow(QString examples_dir, QWidget* parent)
     submit(false);
   });
   connect(service_, &CompileService::compiled, this, &MainWindow::show_outcome);
+  save_options_ = new QTimer(this);
+  save_options_->setSingleShot(true);
+  save_options_->setInterval(700);
+  connect(save_options_, &QTimer::timeout, this, &MainWindow::save_options_in_file);
 
   build_docks();
   build_menus();
@@ -121,6 +139,7 @@ MainWindow::MainWindow(QString examples_dir, QWidget* parent)
         return;
       }
   });
+  connect(editor_, &QsciScintilla::textChanged, this, &MainWindow::options_from_file);
   connect(editor_, &QsciScintilla::textChanged, this, &MainWindow::schedule_compile);
   connect(editor_, &QsciScintilla::modificationChanged, this, &MainWindow::update_title);
   connect(editor_, &QsciScintilla::cursorPositionChanged, this, &MainWindow::link_from_editor);
@@ -143,6 +162,8 @@ void MainWindow::build_docks() {
   kernel_ = new KernelPanel(this);
   kernel_->follow(service_);
   connect(kernel_, &KernelPanel::changed, this, &MainWindow::schedule_compile);
+  connect(kernel_->options(), &OptionsPanel::options_changed, this, &MainWindow::options_edited);
+  connect(kernel_->entry(), &QComboBox::currentTextChanged, this, &MainWindow::options_from_file);
   QDockWidget* kernel_dock = make_dock(this, tr("Kernel"), QStringLiteral("kernelDock"), kernel_);
 
   // Code panes.
@@ -190,6 +211,18 @@ void MainWindow::build_docks() {
     if (visible) submit_space(false);
   });
 
+  // Fusion and tiling: each change they make is a change of options, applied like the panel's.
+  fusion_ = new FusionView(this);
+  connect(fusion_, &FusionView::adopt, this, &MainWindow::apply_options);
+  fusion_dock_ = make_dock(this, tr("Fusion"), QStringLiteral("fusionDock"), scrolled(fusion_));
+  tiling_ = new TilingView(this);
+  connect(tiling_, &TilingView::options_chosen, this, &MainWindow::apply_options);
+  tiling_dock_ = make_dock(this, tr("Tiling"), QStringLiteral("tilingDock"), scrolled(tiling_));
+  for (QDockWidget* d : {fusion_dock_, tiling_dock_})
+    connect(d, &QDockWidget::visibilityChanged, this, [this](bool visible) {
+      if (visible) explore_outcome();
+    });
+
   addDockWidget(Qt::LeftDockWidgetArea, kernel_dock);
   addDockWidget(Qt::LeftDockWidgetArea, pass_dock);
   tabifyDockWidget(kernel_dock, pass_dock);
@@ -199,6 +232,10 @@ void MainWindow::build_docks() {
   addDockWidget(Qt::RightDockWidgetArea, code_dock);
   addDockWidget(Qt::RightDockWidgetArea, domain_dock_);
   tabifyDockWidget(code_dock, domain_dock_);
+  addDockWidget(Qt::RightDockWidgetArea, fusion_dock_);
+  tabifyDockWidget(domain_dock_, fusion_dock_);
+  addDockWidget(Qt::RightDockWidgetArea, tiling_dock_);
+  tabifyDockWidget(fusion_dock_, tiling_dock_);
   code_dock->raise();
   addDockWidget(Qt::BottomDockWidgetArea, problems_dock);
   addDockWidget(Qt::BottomDockWidgetArea, run_dock);
@@ -393,6 +430,8 @@ void MainWindow::set_dark(bool dark) {
   passes_->tree()->set_dark(dark);
   diff_->set_dark(dark);
   domain_->set_dark(dark);
+  fusion_->set_dark(dark);
+  tiling_->set_dark(dark);
 }
 
 // ---------------------------------------------------------------- compiling
@@ -476,7 +515,7 @@ ChangedPassFilter* MainWindow::pass_filter() const { return passes_->filter(); }
 QListView* MainWindow::pass_list() const { return passes_->list(); }
 QPlainTextEdit* MainWindow::run_report() const { return run_report_->report(); }
 
-bool MainWindow::idle() const { return !edits_pending_ && !service_->busy(); }
+bool MainWindow::idle() const { return !edits_pending_ && !save_options_->isActive() && !service_->busy(); }
 
 QString MainWindow::status_text() const { return timings_label_->text() + " | " + problems_label_->text(); }
 
@@ -509,6 +548,7 @@ void MainWindow::show_outcome(std::shared_ptr<const CompileOutcome> o) {
     tree_id_ = o->id;
     submit_space(false);
   }
+  if (o->final) explore_outcome();
 
   // Status bar: the phase timings of this result.
   QStringList phases;
@@ -556,6 +596,55 @@ void MainWindow::submit_space(bool always) {
   if (!always && space_outcome_ && space_outcome_->id == outcome_->id) return;
   space_outcome_ = outcome_;
   space_->submit(domain_->request_for(outcome_));
+}
+
+void MainWindow::explore_outcome() {
+  if (!outcome_ || !outcome_->final || !outcome_->result || outcome_->error) return;
+  if (fusion_dock_->isVisible()) fusion_->explore(outcome_);
+  if (tiling_dock_->isVisible()) tiling_->show_outcome(outcome_);
+}
+
+// ---------------------------------------------------------------- options in the document
+
+void MainWindow::apply_options(const MappingOptions& options) {
+  save_options_->stop();
+  kernel_->options()->set_custom_json(mapping_options_to_json(options));  // -> options_edited
+}
+
+void MainWindow::options_edited() {
+  if (syncing_options_) return;
+  // JSON typed in the panel compiles at once and is saved when the typing pauses, so the
+  // document's undo history gets one step per pause, not one per key.
+  if (kernel_->options()->json_edit()->hasFocus()) {
+    save_options_->start();
+    schedule_compile();
+    return;
+  }
+  save_options_in_file();
+}
+
+void MainWindow::save_options_in_file() {
+  save_options_->stop();
+  std::optional<std::string> value = kernel_->options()->saved_value();
+  bool written = false;
+  if (value) {
+    syncing_options_ = true;
+    written = write_saved_options(editor_, kernel_->entry()->currentText().toStdString(), *value);
+    syncing_options_ = false;
+  }
+  if (!written) schedule_compile();  // the edit, when there was one, compiles
+}
+
+void MainWindow::options_from_file() {
+  if (syncing_options_ || save_options_->isActive()) return;
+  auto saved = saved_options(editor_, kernel_->entry()->currentText().toStdString());
+  if (!saved) return;
+  std::optional<std::string> shown = kernel_->options()->saved_value();
+  if (shown && *shown == *saved) return;
+  syncing_options_ = true;
+  kernel_->options()->show_saved(*saved);
+  syncing_options_ = false;
+  schedule_compile();  // another entry's options (an edit of the text compiles anyway)
 }
 
 void MainWindow::link_from_line(const LineOrigin& origin) {

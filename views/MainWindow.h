@@ -12,6 +12,7 @@
 #include <memory>
 
 #include "export/Export.h"
+#include "options/MappingOptions.h"
 #include "views/code/CodeLinks.h"
 
 class QComboBox;
@@ -33,6 +34,8 @@ class CompileService;
 class DiagnosticsModel;
 class DiffPanel;
 class DomainView;
+class FusionView;
+class TilingView;
 class ScheduleTreeView;
 class SpaceService;
 class FindBar;
@@ -88,6 +91,13 @@ class MainWindow : public QMainWindow {
   DomainView* domain_view() const { return domain_; }
   QDockWidget* domain_dock() const { return domain_dock_; }
   SpaceService* space_service() const { return space_; }
+  FusionView* fusion_view() const { return fusion_; }
+  QDockWidget* fusion_dock() const { return fusion_dock_; }
+  TilingView* tiling_view() const { return tiling_; }
+  QDockWidget* tiling_dock() const { return tiling_dock_; }
+  // A change of options made in a view (the fusion or tiling explorer): shown in the options
+  // panel, saved in the document as one undoable edit, compiled.
+  void apply_options(const MappingOptions& options);
   // The newest result shown (null before the first one).
   const CompileOutcome* outcome() const { return outcome_.get(); }
   // True once the newest submitted job has delivered its final result.
@@ -116,6 +126,13 @@ class MainWindow : public QMainWindow {
   // with `always`, after its view sizes or what-if schedule changed).
   void submit_space(bool always);
   bool outcome_matches_editor() const;
+  // The explorers that follow the shown kernel while their docks are open.
+  void explore_outcome();
+  // The options panel changed: save its choice in the document (compiles through the edit).
+  void options_edited();
+  void save_options_in_file();
+  // The document changed: the options panel shows what it saves for the entry.
+  void options_from_file();
   void jump_to_problem(const QModelIndex& index);
   void new_file();
   void open_dialog();
@@ -150,6 +167,12 @@ class MainWindow : public QMainWindow {
   DomainView* domain_;
   QDockWidget* domain_dock_;
   SpaceService* space_;
+  FusionView* fusion_;
+  QDockWidget* fusion_dock_;
+  TilingView* tiling_;
+  QDockWidget* tiling_dock_;
+  QTimer* save_options_;  // JSON typed in the panel is saved once the typing pauses
+  bool syncing_options_ = false;
   std::shared_ptr<const CompileOutcome> space_outcome_;  // the outcome the space was asked for
   uint64_t tree_id_ = 0;                                 // the outcome the schedule tree shows
   QLabel* problems_label_;

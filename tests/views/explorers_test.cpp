@@ -8,7 +8,10 @@
 #include <QGraphicsView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QPushButton>
 #include <QSlider>
+#include <QSpinBox>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -16,6 +19,8 @@
 #include "views/code/CodeView.h"
 #include "views/editor/SourceEditor.h"
 #include "views/explorers/DomainView.h"
+#include "views/explorers/FusionView.h"
+#include "views/explorers/TilingView.h"
 #include "views/explorers/ScheduleTreeView.h"
 #include "views/panels/OptionsPanel.h"
 #include "window_driver.h"
@@ -268,6 +273,179 @@ class ExplorersTest : public QObject {
     emit w.domain_view()->what_if_edit()->returnPressed();
     QTRY_VERIFY_WITH_TIMEOUT(!w.domain_view()->result()->space, kWaitMs);
     QVERIFY(w.domain_view()->status()->text().contains("isl cannot read"));
+  }
+
+  // The fusion explorer on conv: three strategies compiled and timed side by side, each a
+  // statement graph with its fused groups; adopting one is an options change that shows in
+  // the panel, is saved in the document, undoes and redoes, and survives save and reopen.
+  void fusion_strategies_compared_and_adopted() {
+    MainWindow w(QStringLiteral(TCS_EXAMPLES_DIR));
+    QVERIFY(show_example(w, "conv2d.tc", QSize(1600, 1000)));
+    std::string before = w.outcome()->options_json;
+    // The default preset keeps conv's bias loop apart (Min): Max is the one to try.
+    QVERIFY(before.find("\"outerScheduleFusionStrategy\": \"Min\"") != std::string::npos);
+    QString c_before = w.code_view(MainWindow::CPane)->text();
+    w.fusion_dock()->show();
+    w.fusion_dock()->raise();
+    FusionView* f = w.fusion_view();
+    QTRY_VERIFY_WITH_TIMEOUT(f->variants()[0] && f->variants()[1] && f->variants()[2] && !f->busy(), kWaitMs);
+    for (int k = 0; k < 3; ++k) {
+      const FusionVariant& v = *f->variants()[size_t(k)];
+      QVERIFY2(v.error.empty(), v.error.c_str());
+      QVERIFY(v.graph && v.timed && v.median_ms > 0 && v.calls >= 3);
+      // S0_init, S0 (the sum) and S1 (the bias): the init feeds S0, S0 feeds S1 through O.
+      QCOMPARE(v.graph->nodes.size(), size_t(3));
+      bool init_to_sum = false, sum_to_bias = false;
+      for (const StatementGraph::Edge& e : v.graph->edges) {
+        init_to_sum |= v.graph->nodes[size_t(e.from)].name == "S0_init" && v.graph->nodes[size_t(e.to)].name == "S0";
+        sum_to_bias |= v.graph->nodes[size_t(e.from)].name == "S0" && v.graph->nodes[size_t(e.to)].name == "S1" && e.tensor == "O";
+      }
+      QVERIFY(init_to_sum && sum_to_bias);
+      // Painted: each node inside its group's outline, nodes top to bottom in run order.
+      StatementGraphWidget* g = f->graph(k);
+      for (size_t n = 0; n < v.graph->nodes.size(); ++n)
+        QVERIFY(g->group_rect(v.graph->nodes[n].group).contains(g->node_rect(int(n))));
+      QVERIFY(!f->loops(k)->toPlainText().isEmpty());
+      QVERIFY(f->time_label(k)->text().contains("ms"));
+    }
+    // Max runs the three statements in one loop nest; Min keeps the bias apart.
+    QCOMPARE(f->variants()[0]->graph->groups, 1);
+    QVERIFY(f->variants()[2]->graph->groups > 1);
+    QVERIFY(!f->adopt_button(2)->isEnabled());  // Min is in use
+    screenshot(w.fusion_dock(), "fusion_explorer_conv2d");
+
+    // Adopt Max: the panel, the document and the code follow.
+    QVERIFY(f->adopt_button(0)->isEnabled());
+    QTest::mouseClick(f->adopt_button(0), Qt::LeftButton);
+    QVERIFY(wait_idle(w));
+    QVERIFY(w.outcome()->options_json.find("\"outerScheduleFusionStrategy\": \"Max\"") != std::string::npos);
+    QCOMPARE(w.options()->preset_box()->currentText(), QStringLiteral("custom"));
+    QCOMPARE(qobject_cast<QComboBox*>(w.options()->field_widget("outerScheduleFusionStrategy"))->currentText(), QStringLiteral("Max"));
+    QString text = w.editor()->text();
+    QVERIFY2(text.contains("\n# options: {") && text.contains("\"outerScheduleFusionStrategy\": \"Max\""), qPrintable(text));
+    QVERIFY(text.indexOf("# options:") < text.indexOf("def conv2d"));
+    QVERIFY(w.editor()->isModified());
+    QVERIFY(w.code_view(MainWindow::CPane)->text() != c_before);
+    QTRY_VERIFY_WITH_TIMEOUT(!f->busy() && !f->adopt_button(0)->isEnabled() && f->adopt_button(2)->isEnabled(), kWaitMs);
+    // The measured time follows the adopted kernel.
+    w.run_with_check();
+    QVERIFY(wait_idle(w));
+    QVERIFY2(w.run_report()->toPlainText().contains("GFLOP/s"), qPrintable(w.run_report()->toPlainText()));
+
+    // Undo: the line goes, the options and the code come back; redo brings them again.
+    w.editor()->undo();
+    QVERIFY(wait_idle(w));
+    QVERIFY(!w.editor()->text().contains("# options:"));
+    QCOMPARE(w.outcome()->options_json, before);
+    QCOMPARE(w.options()->preset_box()->currentText(), QStringLiteral("default"));
+    QCOMPARE(w.code_view(MainWindow::CPane)->text(), c_before);
+    w.editor()->redo();
+    QVERIFY(wait_idle(w));
+    QVERIFY(w.outcome()->options_json.find("\"outerScheduleFusionStrategy\": \"Max\"") != std::string::npos);
+
+    // Saved with the file: a new window opens it with the same options.
+    QTemporaryDir dir;
+    QString path = dir.path() + "/conv_max.tc";
+    QVERIFY(w.save_to(path));
+    MainWindow again(QStringLiteral(TCS_EXAMPLES_DIR));
+    again.resize(1200, 800);
+    again.show();
+    QVERIFY(again.open_file(path));
+    QVERIFY(wait_idle(again));
+    QCOMPARE(again.outcome()->options_json, w.outcome()->options_json);
+    QCOMPARE(again.options()->preset_box()->currentText(), QStringLiteral("custom"));
+    QVERIFY(!again.editor()->isModified());
+    // A preset chosen in the panel replaces the line; the default preset removes it.
+    again.options()->set_preset("naive");
+    QVERIFY(wait_idle(again));
+    QVERIFY(again.editor()->text().contains("# options: naive\n"));
+    again.options()->set_preset("default");
+    QVERIFY(wait_idle(again));
+    QVERIFY(!again.editor()->text().contains("# options:"));
+  }
+
+  // The tiling explorer on conv: a spin box per loop of the tiled band; a new size
+  // recompiles the code, redraws the domain view and the footprints, and is an options
+  // change like any other. Footprints are worked out by hand for matmul.
+  void tile_sizes_from_the_tiling_explorer() {
+    MainWindow w(QStringLiteral(TCS_EXAMPLES_DIR));
+    QVERIFY(show_example(w, "conv2d.tc", QSize(1600, 1000)));
+    w.tiling_dock()->show();
+    w.tiling_dock()->raise();
+    TilingView* t = w.tiling_view();
+    QTRY_VERIFY_WITH_TIMEOUT(!t->bands().empty() && !t->busy() && !t->chart()->rows().empty(), kWaitMs);
+    // S0_init's band over n, f, h, w and the sum's over those and c, kh, kw share one tile.
+    int b = 0;
+    for (size_t i = 0; i < t->bands().size(); ++i)
+      if (t->bands()[i].loop_ids.size() > t->bands()[size_t(b)].loop_ids.size()) b = int(i);
+    const TilingBand band = t->bands()[size_t(b)];
+    QCOMPARE(band.loop_ids.size(), size_t(7));
+    QVERIFY(band.tiled);
+    QCOMPARE(t->size_box(b, 0)->value(), int(band.sizes[0]));
+    // Every row within the chart, coloured by the cache it fits in.
+    for (size_t r = 0; r < t->chart()->rows().size(); ++r) QVERIFY(t->chart()->bar_rect(int(r)).width() > 0);
+    screenshot(w.tiling_dock(), "tiling_explorer_conv2d_before");
+
+    // Change the tile of kw, the band's last loop: recompiled, the band shows the new size.
+    int m = 6;
+    int want = int(band.sizes[size_t(m)]) == 2 ? 1 : 2;
+    w.domain_dock()->show();
+    QString c_before = w.code_view(MainWindow::CPane)->text();
+    t->size_box(b, m)->setValue(want);
+    QVERIFY(wait_idle(w));
+    QVERIFY2(w.code_view(MainWindow::CPane)->text() != c_before, qPrintable(t->status()->text() + "\n" + QString::fromStdString(w.outcome()->options_json)));
+    QTRY_VERIFY_WITH_TIMEOUT(int(t->bands().size()) > b && t->bands()[size_t(b)].sizes[size_t(m)] == want, kWaitMs);
+    QVERIFY(t->bands()[size_t(b)].sizes[0] == band.sizes[0]);  // the other loops keep theirs
+    QVERIFY(w.outcome()->options_json.find("\"tile\": [") != std::string::npos);
+    QVERIFY(w.editor()->text().contains("# options: {"));
+    QTRY_VERIFY_WITH_TIMEOUT(!t->busy() && !t->chart()->rows().empty(), kWaitMs);
+    screenshot(w.tiling_dock(), "tiling_explorer_conv2d");
+    w.editor()->undo();
+    QVERIFY(wait_idle(w));
+    QTRY_VERIFY_WITH_TIMEOUT(t->bands()[size_t(b)].sizes == band.sizes, kWaitMs);
+    // A size the register tile does not fit in is refused with the reason, nothing applied.
+    std::string now = w.outcome()->options_json;
+    t->size_box(b, 3)->setValue(2);  // w: the register tile takes 16 of it
+    QVERIFY(t->status()->text().contains("registerTile"));
+    QVERIFY(wait_idle(w));
+    QCOMPARE(w.outcome()->options_json, now);
+
+    // matmul tiled 8 x 16 x 4 (m, n, k): A's tile 8x4, B's 4x16, C's 8x16 floats.
+    auto outcome = std::make_shared<CompileOutcome>();
+    CompileRequest r;
+    r.source = kMatmul;
+    r.sizes = {{"M", 64}, {"N", 64}, {"K", 64}};
+    r.options.json = R"({"tile": [8, 16, 4], "tileImperfectlyNested": true,
+                         "cpu": {"vectorize": false, "pack": [{"tensor": "B", "depth": 3}]}})";
+    auto compiled = compile(r);
+    QVERIFY(compiled);
+    outcome->checked = compiled->setup.checked;
+    outcome->entry = 0;
+    outcome->shapes = compiled->setup.shapes;
+    outcome->options_json = mapping_options_to_json(compiled->options);
+    outcome->result = std::make_shared<CompileResult>(std::move(*compiled));
+    auto rows = footprint_rows(*outcome);
+    QVERIFY2(rows, rows ? "" : rows.error().c_str());
+    std::map<std::string, int64_t> s0;
+    for (const FootprintRow& row : *rows)
+      if (row.statement == "S0") s0[row.tensor] = row.bytes;
+    QCOMPARE(s0["A"], int64_t(8 * 4 * 4));
+    QCOMPARE(s0["B"], int64_t(4 * 16 * 4));
+    QCOMPARE(s0["C"], int64_t(8 * 16 * 4));
+    QCOMPARE(s0[""], int64_t((32 + 64 + 128) * 4));
+    // B is packed inside the three tile loops: each tile copies its 4x16 block.
+    for (const FootprintRow& row : *rows)
+      QCOMPARE(row.packed_bytes, row.tensor == "B" || (row.statement == "S0" && row.tensor.empty()) ? int64_t(4 * 16 * 4) : int64_t(0));
+    FootprintChart chart;
+    chart.resize(600, 200);
+    chart.set_rows(*rows, HostCaches{1024, 4096, "test"});
+    for (size_t i = 0; i < chart.rows().size(); ++i) {
+      const FootprintRow& row = chart.rows()[i];
+      QColor want_colour = row.bytes <= 1024 ? QColor(0x22, 0xa0, 0x55) : row.bytes <= 4096 ? QColor(0xe0, 0xa0, 0x20) : QColor(0xd0, 0x40, 0x40);
+      QCOMPARE(chart.bar_colour(int(i)), want_colour);
+      QVERIFY(std::abs(chart.bar_rect(int(i)).right() - chart.x_of(row.bytes)) < 1e-6);
+    }
+    QVERIFY(chart.x_of(1024) < chart.x_of(4096));
   }
 };
 

@@ -3,13 +3,12 @@
 // one tile, and the view says it is scaled down.
 #include "views/explorers/SpaceService.h"
 
-#include <QPointer>
-#include <QThreadPool>
 
 #include <chrono>
 #include <set>
 
 #include "Compiler.h"
+#include "views/explorers/LatestJob.h"
 #include "views/service/CompileService.h"
 
 namespace tcs {
@@ -92,33 +91,15 @@ SpaceResult compute_space(const SpaceRequest& request, const std::atomic<bool>* 
   return r;
 }
 
-SpaceService::SpaceService(QObject* parent) : QObject(parent), pool_(new QThreadPool(this)) { pool_->setMaxThreadCount(1); }
+SpaceService::SpaceService(QObject* parent) : QObject(parent), job_(new LatestJob(this)) {}
 
-SpaceService::~SpaceService() {
-  if (cancel_) cancel_->store(true);
-  pool_->waitForDone();
-}
+bool SpaceService::busy() const { return job_->busy(); }
 
 uint64_t SpaceService::submit(SpaceRequest request) {
-  if (cancel_) cancel_->store(true);
-  cancel_ = std::make_shared<std::atomic<bool>>(false);
-  uint64_t id = ++latest_;
-  busy_ = true;
-  QPointer<SpaceService> self(this);
-  auto cancel = cancel_;
-  pool_->start([self, cancel, id, request = std::move(request)] {
-    if (cancel->load()) return;
-    auto result = std::make_shared<SpaceResult>(compute_space(request, cancel.get()));
-    result->id = id;
-    if (cancel->load() || !self) return;
-    // The pool is waited for in the destructor, so `self` outlives this call.
-    QMetaObject::invokeMethod(self.data(), [self, result] {
-      if (!self || result->id != self->latest_) return;
-      self->busy_ = false;
-      emit self->ready(result);
-    }, Qt::QueuedConnection);
+  return job_->submit([this, request = std::move(request)](const std::atomic<bool>& cancel, const LatestJob::Post& post) {
+    auto result = std::make_shared<SpaceResult>(compute_space(request, &cancel));
+    post([this, result] { emit ready(result); });
   });
-  return id;
 }
 
 }  // namespace tcs

@@ -13,8 +13,6 @@
 #include "lang/Sema.h"
 #include "poly/IterationSpace.h"
 
-class QThreadPool;
-
 namespace tcs {
 
 struct CompileOutcome;
@@ -27,7 +25,6 @@ struct SpaceRequest {
 };
 
 struct SpaceResult {
-  uint64_t id = 0;
   std::shared_ptr<const CompileOutcome> outcome;
   SizeMap view_sizes;
   bool scaled_down = false;  // the view sizes are smaller than the kernel's
@@ -43,22 +40,20 @@ SizeMap view_sizes_for(const SemaDef& def, const SizeMap& sizes, int64_t budget 
 // The same work done in the calling thread (tests, benchmarks).
 SpaceResult compute_space(const SpaceRequest& request, const std::atomic<bool>* cancel = nullptr);
 
+class LatestJob;
+
 class SpaceService : public QObject {
   Q_OBJECT
  public:
   explicit SpaceService(QObject* parent = nullptr);
-  ~SpaceService() override;
   uint64_t submit(SpaceRequest request);
-  bool busy() const { return busy_; }
+  bool busy() const;
 
  signals:
   void ready(std::shared_ptr<const SpaceResult> result);
 
  private:
-  QThreadPool* pool_;
-  std::shared_ptr<std::atomic<bool>> cancel_;
-  uint64_t latest_ = 0;
-  bool busy_ = false;
+  LatestJob* job_;
 };
 
 }  // namespace tcs

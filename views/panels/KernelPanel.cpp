@@ -60,7 +60,6 @@ KernelPanel::KernelPanel(QWidget* parent) : QWidget(parent) {
     emit changed();
   });
   connect(sizes_, &SizesModel::overrides_changed, this, &KernelPanel::changed);
-  connect(options_, &OptionsPanel::options_changed, this, &KernelPanel::changed);
 }
 
 // Tall enough for every size of the kernel (up to eight rows, the most any example has),

@@ -2,7 +2,8 @@
 // The Kernel dock: which def to compile, its sizes (the header's defaults, overridable)
 // and the mapping options. It follows the compile service itself (the file's defs, the
 // sizes and options the compiler used, an options error beside the options) and says
-// `changed` when the user picks another entry, size or option.
+// `changed` when the user picks another entry or size. Options changes go to the window,
+// which saves them in the document (views/editor/SavedOptions.h) before compiling.
 #include <QWidget>
 #include <memory>
 

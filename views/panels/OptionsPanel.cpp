@@ -143,6 +143,35 @@ void OptionsPanel::set_custom_json(const std::string& json) {
   emit options_changed();
 }
 
+void OptionsPanel::show_saved(const std::string& value) {
+  filling_ = true;
+  if (value.rfind('{', 0) == 0) {
+    custom_json_ = value;
+    preset_->setCurrentText(QString::fromLatin1(kCustom));
+    auto read = mapping_options_read_json(value);
+    if (read) fill_fields(*read);
+    filling_ = true;  // fill_fields ends its own filling
+    json_->setPlainText(QString::fromStdString(read ? mapping_options_to_json(*read) : value));
+  } else {
+    custom_json_.clear();
+    QString name = value.empty() ? QStringLiteral("default") : QString::fromStdString(value);
+    preset_->setCurrentText(name);
+    if (preset_->currentText() != name)
+      show_error(tr("The file's saved options name no preset: '%1'").arg(name));
+  }
+  filling_ = false;
+}
+
+std::optional<std::string> OptionsPanel::saved_value() const {
+  if (!custom_json_.empty()) {
+    auto line = options_json_line(custom_json_);
+    if (!line) return std::nullopt;
+    return *line;
+  }
+  std::string p = preset();
+  return p == "default" ? std::string() : p;
+}
+
 void OptionsPanel::fill_fields(const MappingOptions& o) {
   filling_ = true;
   shown_ = o;

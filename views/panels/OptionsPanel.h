@@ -5,6 +5,7 @@
 // from scratch. Widgets, ranges and tooltips all come from the table: a new field or a
 // new target's group appears here without touching this file.
 #include <QWidget>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,13 @@ class OptionsPanel : public QWidget {
   // The options the compiler used for the last result (fills the widgets and the JSON).
   void show_used(const std::string& json);
   void show_error(const QString& message);
+  // The options saved in the file ("# options:" above the def: a preset name, one line of
+  // JSON, or empty for the default preset), shown as chosen without options_changed: the
+  // edit that changed the file compiles anyway.
+  void show_saved(const std::string& value);
+  // What the file should say for the options chosen, in the same form; nullopt while the
+  // JSON being typed is not JSON yet.
+  std::optional<std::string> saved_value() const;
   // Options belong to a def: with none in the file the form is off and says why.
   void set_available(bool available);
 

@@ -65,9 +65,18 @@ Expected<RunReport> run_kernel(const Kernel& kernel, uint64_t seed, const std::a
 
 }  // namespace
 
+std::string source_without_saved_options(const CompileOutcome& o) {
+  std::string text = o.checked->file.text();
+  if (const SemaDef* def = o.def()) {
+    OptionsHeader header = options_header(text, def->ast->range.begin);
+    if (header.found) text.erase(header.begin, header.end - header.begin + (header.end < text.size()));  // and its newline
+  }
+  return text;
+}
+
 std::string kernel_change(const CompileOutcome& shown, const CompileOutcome& now) {
   if (shown.checked->file.name() != now.checked->file.name()) return "the file";
-  if (shown.checked->file.text() != now.checked->file.text()) return "the source";
+  if (source_without_saved_options(shown) != source_without_saved_options(now)) return "the source";
   const SemaDef *a = shown.def(), *b = now.def();
   if (!a || !b || a->name != b->name) return "the entry";
   if (!shown.shapes || !now.shapes || shown.shapes->sizes != now.shapes->sizes) return "the sizes";

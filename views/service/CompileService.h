@@ -100,6 +100,10 @@ class CompileService : public QObject {
   std::thread worker_;
 };
 
+// The source of a result without the entry's saved "# options:" line: what the kernel is,
+// apart from the options (which the result holds as options_json).
+std::string source_without_saved_options(const CompileOutcome& o);
+
 // What differs between the kernels two results describe, the first difference found:
 // "the file", "the source", "the entry", "the sizes", "the options"; empty when they are the
 // same kernel. A view holding an older result says it is stale with this.
