@@ -139,8 +139,13 @@ MainWindow::MainWindow(QString examples_dir, QWidget* parent)
         return;
       }
   });
-  connect(editor_, &QsciScintilla::textChanged, this, &MainWindow::options_from_file);
-  connect(editor_, &QsciScintilla::textChanged, this, &MainWindow::schedule_compile);
+  // The window's own options edits compile once when done (a replace reports the text
+  // changed twice: its deletion and its insertion).
+  connect(editor_, &QsciScintilla::textChanged, this, [this] {
+    if (syncing_options_) return;
+    options_from_file();
+    schedule_compile();
+  });
   connect(editor_, &QsciScintilla::modificationChanged, this, &MainWindow::update_title);
   connect(editor_, &QsciScintilla::cursorPositionChanged, this, &MainWindow::link_from_editor);
   resize(1400, 860);
@@ -163,7 +168,9 @@ void MainWindow::build_docks() {
   kernel_->follow(service_);
   connect(kernel_, &KernelPanel::changed, this, &MainWindow::schedule_compile);
   connect(kernel_->options(), &OptionsPanel::options_changed, this, &MainWindow::options_edited);
-  connect(kernel_->entry(), &QComboBox::currentTextChanged, this, &MainWindow::options_from_file);
+  connect(kernel_->entry(), &QComboBox::currentTextChanged, this, [this] {
+    if (options_from_file()) schedule_compile();  // another def's saved options
+  });
   QDockWidget* kernel_dock = make_dock(this, tr("Kernel"), QStringLiteral("kernelDock"), kernel_);
 
   // Code panes.
@@ -626,25 +633,24 @@ void MainWindow::options_edited() {
 void MainWindow::save_options_in_file() {
   save_options_->stop();
   std::optional<std::string> value = kernel_->options()->saved_value();
-  bool written = false;
   if (value) {
     syncing_options_ = true;
-    written = write_saved_options(editor_, kernel_->entry()->currentText().toStdString(), *value);
+    write_saved_options(editor_, kernel_->entry()->currentText().toStdString(), *value);
     syncing_options_ = false;
   }
-  if (!written) schedule_compile();  // the edit, when there was one, compiles
+  schedule_compile();
 }
 
-void MainWindow::options_from_file() {
-  if (syncing_options_ || save_options_->isActive()) return;
+bool MainWindow::options_from_file() {
+  if (save_options_->isActive()) return false;
   auto saved = saved_options(editor_, kernel_->entry()->currentText().toStdString());
-  if (!saved) return;
+  if (!saved) return false;
   std::optional<std::string> shown = kernel_->options()->saved_value();
-  if (shown && *shown == *saved) return;
+  if (shown && *shown == *saved) return false;
   syncing_options_ = true;
   kernel_->options()->show_saved(*saved);
   syncing_options_ = false;
-  schedule_compile();  // another entry's options (an edit of the text compiles anyway)
+  return true;
 }
 
 void MainWindow::link_from_line(const LineOrigin& origin) {

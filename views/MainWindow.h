@@ -131,8 +131,9 @@ class MainWindow : public QMainWindow {
   // The options panel changed: save its choice in the document (compiles through the edit).
   void options_edited();
   void save_options_in_file();
-  // The document changed: the options panel shows what it saves for the entry.
-  void options_from_file();
+  // The document or the entry changed: the options panel shows what the document saves
+  // for the entry; true when that changed the options.
+  bool options_from_file();
   void jump_to_problem(const QModelIndex& index);
   void new_file();
   void open_dialog();
