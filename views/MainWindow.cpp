@@ -224,7 +224,7 @@ void MainWindow::build_docks() {
   fusion_dock_ = make_dock(this, tr("Fusion"), QStringLiteral("fusionDock"), scrolled(fusion_));
   tiling_ = new TilingView(this);
   connect(tiling_, &TilingView::options_chosen, this, &MainWindow::apply_options);
-  tiling_dock_ = make_dock(this, tr("Tiling"), QStringLiteral("tilingDock"), scrolled(tiling_));
+  tiling_dock_ = make_dock(this, tr("Tiling"), QStringLiteral("tilingDock"), tiling_);
   for (QDockWidget* d : {fusion_dock_, tiling_dock_})
     connect(d, &QDockWidget::visibilityChanged, this, [this](bool visible) {
       if (visible) explore_outcome();

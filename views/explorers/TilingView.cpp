@@ -3,6 +3,8 @@
 #include <QGridLayout>
 #include <QLabel>
 #include <QPainter>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSpinBox>
 #include <QVBoxLayout>
 
@@ -153,7 +155,7 @@ Expected<std::vector<FootprintRow>> footprint_rows(const CompileOutcome& outcome
 // ---------------------------------------------------------------- the chart
 
 namespace {
-constexpr int kLabelWidth = 130, kRowHeight = 22, kTop = 26, kRight = 16;
+constexpr int kLabelWidth = 130, kRowHeight = 22, kTop = 40, kRight = 16;
 }
 
 FootprintChart::FootprintChart(QWidget* parent) : QWidget(parent) {
@@ -206,13 +208,18 @@ void FootprintChart::paintEvent(QPaintEvent*) {
     return;
   }
   int bottom = kTop + int(rows_.size()) * kRowHeight;
+  int line = 0;  // L1's label above L2's, so close lines do not print over each other
   for (auto [bytes, name] : {std::pair{caches_.l1_bytes, "L1"}, std::pair{caches_.l2_bytes, "L2"}}) {
     if (bytes <= 0) continue;
+    ++line;
     double x = x_of(bytes);
     p.setPen(QPen(ink, 1, Qt::DashLine));
-    p.drawLine(QPointF(x, kTop - 4), QPointF(x, bottom));
+    p.drawLine(QPointF(x, kTop - 18 + 14 * (line - 1)), QPointF(x, bottom));
     p.setPen(ink);
-    p.drawText(QPointF(x + 3, kTop - 8), QStringLiteral("%1 %2").arg(QString::fromLatin1(name), QString::fromStdString(human_bytes(bytes))));
+    QString label = QStringLiteral("%1 %2").arg(QString::fromLatin1(name), QString::fromStdString(human_bytes(bytes)));
+    int w = p.fontMetrics().horizontalAdvance(label);
+    // Right of its line, or left of it where the chart ends.
+    p.drawText(QPointF(x + 3 + w > width() ? x - 3 - w : x + 3, kTop - 22 + 14 * (line - 1)), label);
   }
   QFont bold = font();
   bold.setBold(true);
@@ -244,9 +251,15 @@ void FootprintChart::paintEvent(QPaintEvent*) {
 // ---------------------------------------------------------------- the view
 
 TilingView::TilingView(QWidget* parent) : QWidget(parent), job_(new LatestJob(this)), caches_(host_caches()) {
-  bands_widget_ = new QWidget(this);
+  // A band of seven loops is wider than a docked view: its row scrolls, the chart fits.
+  auto* bands_area = new QScrollArea(this);
+  bands_area->setFrameShape(QFrame::NoFrame);
+  bands_area->setWidgetResizable(true);
+  bands_area->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  bands_widget_ = new QWidget(bands_area);
   grid_ = new QGridLayout(bands_widget_);
   grid_->setContentsMargins(0, 0, 0, 0);
+  bands_area->setWidget(bands_widget_);
   status_ = new QLabel(this);
   status_->setWordWrap(true);
   caches_label_ = new QLabel(this);
@@ -259,7 +272,7 @@ TilingView::TilingView(QWidget* parent) : QWidget(parent), job_(new LatestJob(th
   chart_ = new FootprintChart(this);
   auto* layout = new QVBoxLayout(this);
   layout->addWidget(new QLabel(tr("<b>Tile sizes</b> per band (0: the loop stays whole)"), this));
-  layout->addWidget(bands_widget_);
+  layout->addWidget(bands_area);
   layout->addWidget(status_);
   layout->addWidget(new QLabel(tr("<b>Footprint of one tile</b> per statement and tensor"), this));
   layout->addWidget(caches_label_);
@@ -321,6 +334,10 @@ void TilingView::rebuild_bands() {
     }
     boxes_.push_back(row);
   }
+  // As tall as its rows plus the scroll bar: the rows never scroll vertically.
+  auto* area = qobject_cast<QScrollArea*>(bands_widget_->parentWidget()->parentWidget());
+  int row_height = QSpinBox().sizeHint().height() + grid_->verticalSpacing();
+  if (area) area->setFixedHeight(std::max<int>(1, int(bands_.size())) * row_height + area->horizontalScrollBar()->sizeHint().height() + 4);
 }
 
 void TilingView::sizes_edited(int b) {
