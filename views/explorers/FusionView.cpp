@@ -14,6 +14,7 @@
 #include <cmath>
 
 #include "views/explorers/LatestJob.h"
+#include "views/theme/Theme.h"
 #include "views/service/CompileService.h"
 
 namespace tcs {
@@ -83,7 +84,7 @@ void StatementGraphWidget::set_dark(bool dark) {
 void StatementGraphWidget::paintEvent(QPaintEvent*) {
   QPainter p(this);
   p.setRenderHint(QPainter::Antialiasing);
-  QColor ink = dark_ ? QColor(0xdd, 0xdd, 0xdd) : QColor(0x22, 0x22, 0x22);
+  QColor ink = tcs::palette(dark_).text;
   if (!graph_) {
     p.setPen(ink);
     p.drawText(rect(), Qt::AlignCenter, tr("no graph"));
@@ -102,7 +103,7 @@ void StatementGraphWidget::paintEvent(QPaintEvent*) {
   for (size_t i = 0; i < graph_->nodes.size(); ++i) {
     QRect r = node_rect(int(i));
     p.setPen(QPen(ink, 1));
-    p.setBrush(dark_ ? QColor(0x2b, 0x2b, 0x2b) : QColor(Qt::white));
+    p.setBrush(tcs::palette(dark_).paper);
     p.drawRoundedRect(r, 4, 4);
     QString label = QString::fromStdString(graph_->nodes[i].name);
     if (i < labels_.size() && !labels_[i].empty()) label += "  " + QString::fromStdString(labels_[i]).simplified();

@@ -15,6 +15,7 @@
 #include "poly/IterationSpace.h"
 #include "support/ScalarType.h"
 #include "views/explorers/LatestJob.h"
+#include "views/theme/Theme.h"
 #include "views/service/CompileService.h"
 
 namespace tcs {
@@ -201,7 +202,7 @@ void FootprintChart::set_dark(bool dark) {
 void FootprintChart::paintEvent(QPaintEvent*) {
   QPainter p(this);
   p.setRenderHint(QPainter::Antialiasing);
-  QColor ink = dark_ ? QColor(0xdd, 0xdd, 0xdd) : QColor(0x22, 0x22, 0x22);
+  QColor ink = tcs::palette(dark_).text;
   p.setPen(ink);
   if (rows_.empty()) {
     p.drawText(rect(), Qt::AlignCenter, tr("no tiled band: nothing to measure per tile"));
