@@ -292,7 +292,7 @@ class ExplorersTest : public QObject {
     for (int k = 0; k < 3; ++k) {
       const FusionVariant& v = *f->variants()[size_t(k)];
       QVERIFY2(v.error.empty(), v.error.c_str());
-      QVERIFY(v.graph && v.timed && v.median_ms > 0 && v.calls >= 3);
+      QVERIFY(v.graph && v.time.timed && v.time.median_ms > 0 && v.time.calls >= 3);
       // S0_init, S0 (the sum) and S1 (the bias): the init feeds S0, S0 feeds S1 through O.
       QCOMPARE(v.graph->nodes.size(), size_t(3));
       bool init_to_sum = false, sum_to_bias = false;
@@ -399,6 +399,10 @@ class ExplorersTest : public QObject {
     QVERIFY(w.outcome()->options_json.find("\"tile\": [") != std::string::npos);
     QVERIFY(w.editor()->text().contains("# options: {"));
     QTRY_VERIFY_WITH_TIMEOUT(!t->busy() && !t->chart()->rows().empty(), kWaitMs);
+    // The new tiling's time beside the one before it.
+    QVERIFY2(t->time().timed && t->time().median_ms > 0, t->time().error.c_str());
+    QVERIFY2(t->time_label()->text().contains("This tiling") && t->time_label()->text().contains("The one before"),
+             qPrintable(t->time_label()->text()));
     screenshot(w.tiling_dock(), "tiling_explorer_conv2d");
     w.editor()->undo();
     QVERIFY(wait_idle(w));

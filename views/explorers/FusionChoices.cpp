@@ -3,9 +3,7 @@
 #include <chrono>
 
 #include "Compiler.h"
-#include "kernel/Measure.h"
 #include "lang/Ast.h"
-#include "runtime/RandomInputs.h"
 #include "views/service/CompileService.h"
 
 namespace tcs {
@@ -68,24 +66,7 @@ FusionVariant fusion_variant(const CompileOutcome& o, FusionStrategy strategy, b
     }
     v.statement_text.push_back(n.is_init ? "init of " + s : s);
   }
-  if (!time || !compiled->kernel) return v;
-
-  auto inputs = random_inputs(*def, *o.shapes, 1);
-  if (!inputs) {
-    v.error = inputs.error();
-    return v;
-  }
-  MeasureRequest request;
-  request.plan = TimingPlan{.warmup_calls = 1, .min_calls = 3, .min_total_ms = 50, .max_calls = 30, .cancel = cancel};
-  auto m = measure_kernel(*compiled->kernel, *inputs, request);
-  if (!m) {
-    v.error = m.error();
-    return v;
-  }
-  v.timed = true;
-  v.median_ms = m->timing.median_ms;
-  v.gflops = m->gflops;
-  v.calls = int(m->timing.ms.size());
+  if (time && compiled->kernel) v.time = quick_time(*compiled->kernel, cancel);
   return v;
 }
 

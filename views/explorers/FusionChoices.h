@@ -11,6 +11,7 @@
 
 #include "loopnest/StatementGraph.h"
 #include "options/MappingOptions.h"
+#include "views/explorers/QuickTime.h"
 
 namespace tcs {
 
@@ -24,17 +25,15 @@ struct FusionVariant {
   std::string schedule;  // the final isl schedule: two variants with equal text run the same loops
   std::vector<std::string> statement_text;  // per graph node: its source statement, for labels
   double compile_ms = 0;
-  bool timed = false;
-  double median_ms = 0, gflops = 0;
-  int calls = 0;
-  std::string error;  // why there is no graph or no time
+  QuickTime time;     // when asked for
+  std::string error;  // why there is no graph
 };
 
 inline constexpr FusionStrategy kFusionStrategies[] = {FusionStrategy::Max, FusionStrategy::Preserve3Coincident,
                                                        FusionStrategy::Min};
 
-// Compiles `outcome`'s kernel with `strategy` (and, with `time`, builds it and times a few
-// calls on seeded random inputs: at least 3 calls and 50 ms, at most 30).
+// Compiles `outcome`'s kernel with `strategy` (and, with `time`, builds it and times it
+// with quick_time).
 FusionVariant fusion_variant(const CompileOutcome& outcome, FusionStrategy strategy, bool time,
                              const std::atomic<bool>* cancel = nullptr);
 

@@ -235,13 +235,10 @@ void FusionView::show_variant(int k) {
       same = tr(" — the same loops as %1").arg(strategy_title(kFusionStrategies[j]));
   QString groups = v->graph ? tr("%n fused group(s)", nullptr, v->graph->groups) : QString();
   QString time;
-  if (!v->error.empty()) time = tr("<span style='color:#c02020'>%1</span>").arg(QString::fromStdString(v->error).toHtmlEscaped());
-  else if (v->timed)
-    time = tr("<b>%1 ms</b> median of %2 calls · %3 GFLOP/s · compiled in %4 ms")
-               .arg(v->median_ms, 0, 'f', v->median_ms < 1 ? 3 : 2)
-               .arg(v->calls)
-               .arg(v->gflops, 0, 'f', 1)
-               .arg(v->compile_ms, 0, 'f', 0);
+  std::string problem = !v->error.empty() ? v->error : v->time.error;
+  if (!problem.empty()) time = tr("<span style='color:#c02020'>%1</span>").arg(QString::fromStdString(problem).toHtmlEscaped());
+  else if (v->time.timed)
+    time = tr("<b>%1</b> · compiled in %2 ms").arg(QString::fromStdString(quick_time_text(v->time))).arg(v->compile_ms, 0, 'f', 0);
   else time = tr("not timed · compiled in %1 ms").arg(v->compile_ms, 0, 'f', 0);
   QString dropped;
   for (const std::string& d : v->dropped) dropped += (dropped.isEmpty() ? tr("<br>without ") : QStringLiteral(", ")) + QString::fromStdString(d);

@@ -12,6 +12,7 @@
 #include <map>
 #include <set>
 
+#include "Compiler.h"
 #include "poly/IterationSpace.h"
 #include "support/ScalarType.h"
 #include "views/explorers/LatestJob.h"
@@ -263,6 +264,9 @@ TilingView::TilingView(QWidget* parent) : QWidget(parent), job_(new LatestJob(th
   bands_area->setWidget(bands_widget_);
   status_ = new QLabel(this);
   status_->setWordWrap(true);
+  status_->setStyleSheet(QStringLiteral("color: #c02020"));
+  time_ = new QLabel(this);
+  time_->setWordWrap(true);
   caches_label_ = new QLabel(this);
   caches_label_->setWordWrap(true);
   caches_label_->setText(caches_.l1_bytes > 0
@@ -275,6 +279,7 @@ TilingView::TilingView(QWidget* parent) : QWidget(parent), job_(new LatestJob(th
   layout->addWidget(new QLabel(tr("<b>Tile sizes</b> per band (0: the loop stays whole)"), this));
   layout->addWidget(bands_area);
   layout->addWidget(status_);
+  layout->addWidget(time_);
   layout->addWidget(new QLabel(tr("<b>Footprint of one tile</b> per statement and tensor"), this));
   layout->addWidget(caches_label_);
   layout->addWidget(chart_);
@@ -296,7 +301,10 @@ void TilingView::show_outcome(std::shared_ptr<const CompileOutcome> outcome) {
   rebuild_bands();
   status_->clear();
   HostCaches caches = caches_;
-  job_->submit([this, outcome, caches](const std::atomic<bool>&, const LatestJob::Post& post) {
+  if (time_now_.timed) time_before_ = time_now_;
+  time_now_ = {};
+  time_->setText(tr("timing this tiling..."));
+  job_->submit([this, outcome, caches](const std::atomic<bool>& cancel, const LatestJob::Post& post) {
     auto rows = std::make_shared<Expected<std::vector<FootprintRow>>>(footprint_rows(*outcome));
     post([this, rows, caches] {
       if (*rows) chart_->set_rows(**rows, caches);
@@ -304,6 +312,20 @@ void TilingView::show_outcome(std::shared_ptr<const CompileOutcome> outcome) {
         chart_->set_rows({}, caches);
         status_->setText(QString::fromStdString(rows->error()));
       }
+    });
+    // The kernel as compiled, built and timed: the figure to compare with the last tiling.
+    auto time = std::make_shared<QuickTime>();
+    auto options = mapping_options_from_json(outcome->options_json);
+    KernelSetup setup{outcome->checked, outcome->def(), outcome->header_sizes, *outcome->shapes};
+    auto built = options ? compile_kernel(setup, *options, CodegenChoice{outcome->result->target, {}, true}, CompileHooks{&cancel, {}})
+                         : Expected<CompileResult>(options.failure());
+    if (built && built->kernel) *time = quick_time(*built->kernel, &cancel);
+    else time->error = built ? "no kernel was built" : built.error();
+    post([this, time] {
+      time_now_ = *time;
+      QString now = QString::fromStdString(quick_time_text(*time));
+      time_->setText(time_before_.timed ? tr("This tiling: <b>%1</b><br>The one before: %2").arg(now, QString::fromStdString(quick_time_text(time_before_)))
+                                        : tr("This tiling: <b>%1</b>").arg(now));
     });
   });
 }

@@ -1,7 +1,8 @@
 #pragma once
 // The tiling explorer: a row per tiled (or tileable) band with a spin box per loop that
-// sets its tile size, and per statement each tensor's footprint in one tile drawn against
-// the host's L1 and L2 data caches, with packed tensors' copies beside them. A size change
+// sets its tile size, the kernel's quick time beside the one before the change, and per
+// statement each tensor's footprint in one tile drawn against the host's L1 and L2 data
+// caches, with packed tensors' copies beside them. A size change
 // becomes a change of the kernel's options (its statements' own where they have them),
 // which the window applies like any other; footprints are computed off the GUI thread.
 #include <QWidget>
@@ -13,6 +14,7 @@
 #include "options/MappingOptions.h"
 #include "poly/ScheduleTree.h"
 #include "support/HostCpu.h"
+#include "views/explorers/QuickTime.h"
 
 class QGridLayout;
 class QLabel;
@@ -80,12 +82,15 @@ class TilingView : public QWidget {
   QSpinBox* size_box(int band, int member) const;
   FootprintChart* chart() const { return chart_; }
   QLabel* status() const { return status_; }
+  // This tiling's quick time, and the one before it.
+  QLabel* time_label() const { return time_; }
+  const QuickTime& time() const { return time_now_; }
   bool busy() const;
   void set_dark(bool dark) { chart_->set_dark(dark); }
 
  signals:
   void options_chosen(const MappingOptions& options);
-  void footprints_shown();
+  void footprints_shown();  // footprints and the quick time of the newest kernel are in
 
  private:
   void rebuild_bands();
@@ -96,7 +101,8 @@ class TilingView : public QWidget {
   std::vector<std::vector<QSpinBox*>> boxes_;
   QWidget* bands_widget_;
   QGridLayout* grid_;
-  QLabel *status_, *caches_label_;
+  QLabel *status_, *caches_label_, *time_;
+  QuickTime time_now_, time_before_;
   FootprintChart* chart_;
   LatestJob* job_;
   HostCaches caches_;
