@@ -117,10 +117,6 @@ MainWindow::MainWindow(QString examples_dir, QWidget* parent)
     submit(false);
   });
   connect(service_, &CompileService::compiled, this, &MainWindow::show_outcome);
-  save_options_ = new QTimer(this);
-  save_options_->setSingleShot(true);
-  save_options_->setInterval(700);
-  connect(save_options_, &QTimer::timeout, this, &MainWindow::save_options_in_file);
 
   build_docks();
   build_menus();
@@ -138,13 +134,6 @@ MainWindow::MainWindow(QString examples_dir, QWidget* parent)
         if (w->window() == this) find_bar_->set_target(text);
         return;
       }
-  });
-  // The window's own options edits compile once when done (a replace reports the text
-  // changed twice: its deletion and its insertion).
-  connect(editor_, &QsciScintilla::textChanged, this, [this] {
-    if (syncing_options_) return;
-    options_from_file();
-    schedule_compile();
   });
   connect(editor_, &QsciScintilla::modificationChanged, this, &MainWindow::update_title);
   connect(editor_, &QsciScintilla::cursorPositionChanged, this, &MainWindow::link_from_editor);
@@ -167,10 +156,9 @@ void MainWindow::build_docks() {
   kernel_ = new KernelPanel(this);
   kernel_->follow(service_);
   connect(kernel_, &KernelPanel::changed, this, &MainWindow::schedule_compile);
-  connect(kernel_->options(), &OptionsPanel::options_changed, this, &MainWindow::options_edited);
-  connect(kernel_->entry(), &QComboBox::currentTextChanged, this, [this] {
-    if (options_from_file()) schedule_compile();  // another def's saved options
-  });
+  // Edits of the text and of the options both reach the compiler through the document.
+  document_options_ = new DocumentOptions(editor_, kernel_->options(), kernel_->entry(), this);
+  connect(document_options_, &DocumentOptions::compile, this, &MainWindow::schedule_compile);
   QDockWidget* kernel_dock = make_dock(this, tr("Kernel"), QStringLiteral("kernelDock"), kernel_);
 
   // Code panes.
@@ -220,10 +208,10 @@ void MainWindow::build_docks() {
 
   // Fusion and tiling: each change they make is a change of options, applied like the panel's.
   fusion_ = new FusionView(this);
-  connect(fusion_, &FusionView::adopt, this, &MainWindow::apply_options);
+  connect(fusion_, &FusionView::adopt, document_options_, &DocumentOptions::apply);
   fusion_dock_ = make_dock(this, tr("Fusion"), QStringLiteral("fusionDock"), scrolled(fusion_));
   tiling_ = new TilingView(this);
-  connect(tiling_, &TilingView::options_chosen, this, &MainWindow::apply_options);
+  connect(tiling_, &TilingView::options_chosen, document_options_, &DocumentOptions::apply);
   tiling_dock_ = make_dock(this, tr("Tiling"), QStringLiteral("tilingDock"), tiling_);
   for (QDockWidget* d : {fusion_dock_, tiling_dock_})
     connect(d, &QDockWidget::visibilityChanged, this, [this](bool visible) {
@@ -522,7 +510,7 @@ ChangedPassFilter* MainWindow::pass_filter() const { return passes_->filter(); }
 QListView* MainWindow::pass_list() const { return passes_->list(); }
 QPlainTextEdit* MainWindow::run_report() const { return run_report_->report(); }
 
-bool MainWindow::idle() const { return !edits_pending_ && !save_options_->isActive() && !service_->busy(); }
+bool MainWindow::idle() const { return !edits_pending_ && !document_options_->pending() && !service_->busy(); }
 
 QString MainWindow::status_text() const { return timings_label_->text() + " | " + problems_label_->text(); }
 
@@ -611,47 +599,7 @@ void MainWindow::explore_outcome() {
   if (tiling_dock_->isVisible()) tiling_->show_outcome(outcome_);
 }
 
-// ---------------------------------------------------------------- options in the document
-
-void MainWindow::apply_options(const MappingOptions& options) {
-  save_options_->stop();
-  kernel_->options()->set_custom_json(mapping_options_to_json(options));  // -> options_edited
-}
-
-void MainWindow::options_edited() {
-  if (syncing_options_) return;
-  // JSON typed in the panel compiles at once and is saved when the typing pauses, so the
-  // document's undo history gets one step per pause, not one per key.
-  if (kernel_->options()->json_edit()->hasFocus()) {
-    save_options_->start();
-    schedule_compile();
-    return;
-  }
-  save_options_in_file();
-}
-
-void MainWindow::save_options_in_file() {
-  save_options_->stop();
-  std::optional<std::string> value = kernel_->options()->saved_value();
-  if (value) {
-    syncing_options_ = true;
-    write_saved_options(editor_, kernel_->entry()->currentText().toStdString(), *value);
-    syncing_options_ = false;
-  }
-  schedule_compile();
-}
-
-bool MainWindow::options_from_file() {
-  if (save_options_->isActive()) return false;
-  auto saved = saved_options(editor_, kernel_->entry()->currentText().toStdString());
-  if (!saved) return false;
-  std::optional<std::string> shown = kernel_->options()->saved_value();
-  if (shown && *shown == *saved) return false;
-  syncing_options_ = true;
-  kernel_->options()->show_saved(*saved);
-  syncing_options_ = false;
-  return true;
-}
+void MainWindow::apply_options(const MappingOptions& options) { document_options_->apply(options); }
 
 void MainWindow::link_from_line(const LineOrigin& origin) {
   // Faded code from an older result maps to that result's statements, not this one's.

@@ -33,6 +33,7 @@ class CodeView;
 class CompileService;
 class DiagnosticsModel;
 class DiffPanel;
+class DocumentOptions;
 class DomainView;
 class FusionView;
 class TilingView;
@@ -128,12 +129,6 @@ class MainWindow : public QMainWindow {
   bool outcome_matches_editor() const;
   // The explorers that follow the shown kernel while their docks are open.
   void explore_outcome();
-  // The options panel changed: save its choice in the document (compiles through the edit).
-  void options_edited();
-  void save_options_in_file();
-  // The document or the entry changed: the options panel shows what the document saves
-  // for the entry; true when that changed the options.
-  bool options_from_file();
   void jump_to_problem(const QModelIndex& index);
   void new_file();
   void open_dialog();
@@ -172,8 +167,7 @@ class MainWindow : public QMainWindow {
   QDockWidget* fusion_dock_;
   TilingView* tiling_;
   QDockWidget* tiling_dock_;
-  QTimer* save_options_;  // JSON typed in the panel is saved once the typing pauses
-  bool syncing_options_ = false;
+  DocumentOptions* document_options_;
   std::shared_ptr<const CompileOutcome> space_outcome_;  // the outcome the space was asked for
   uint64_t tree_id_ = 0;                                 // the outcome the schedule tree shows
   QLabel* problems_label_;

@@ -54,12 +54,9 @@ void skeleton(const LoopNode& n, const LoopNest& nest, int depth, std::vector<st
       for (const LoopNode& c : n.children) skeleton(c, nest, depth + 1, out);
       return;
     }
-    case LoopNode::Kind::Call: {
-      std::string line = pad + nest.stmts[size_t(n.stmt)].name;
-      // A statement called from several places (a guard's two branches) prints once per place.
-      out.push_back(std::move(line));
+    case LoopNode::Kind::Call:  // once per place it is called from (a guard's two branches)
+      out.push_back(pad + nest.stmts[size_t(n.stmt)].name);
       return;
-    }
   }
 }
 

@@ -1,9 +1,14 @@
 #include "views/editor/SavedOptions.h"
 
+#include <QComboBox>
+#include <QPlainTextEdit>
+#include <QTimer>
+
 #include <string_view>
 
 #include "lang/Frontend.h"
 #include "views/editor/SourceEditor.h"
+#include "views/panels/OptionsPanel.h"
 
 namespace tcs {
 
@@ -54,6 +59,65 @@ bool write_saved_options(SourceEditor* editor, const std::string& entry, const s
   editor->SendScintilla(QsciScintilla::SCI_SETTARGETRANGE, static_cast<unsigned long>(begin), static_cast<long>(end));
   editor->SendScintilla(QsciScintilla::SCI_REPLACETARGET, static_cast<unsigned long>(replacement.size()), replacement.c_str());
   editor->endUndoAction();
+  return true;
+}
+
+DocumentOptions::DocumentOptions(SourceEditor* editor, OptionsPanel* panel, QComboBox* entry, QObject* parent)
+    : QObject(parent), editor_(editor), panel_(panel), entry_(entry), pause_(new QTimer(this)) {
+  pause_->setSingleShot(true);
+  pause_->setInterval(700);
+  connect(pause_, &QTimer::timeout, this, &DocumentOptions::write);
+  // Our own write compiles once when done (a replace reports the text changed twice: its
+  // deletion and its insertion).
+  connect(editor_, &QsciScintilla::textChanged, this, [this] {
+    if (syncing_) return;
+    read();
+    emit compile();
+  });
+  connect(panel_, &OptionsPanel::options_changed, this, &DocumentOptions::panel_changed);
+  connect(entry_, &QComboBox::currentTextChanged, this, [this] {
+    if (read()) emit compile();  // another def's saved options
+  });
+}
+
+bool DocumentOptions::pending() const { return pause_->isActive(); }
+
+void DocumentOptions::apply(const MappingOptions& options) {
+  pause_->stop();
+  panel_->set_custom_json(mapping_options_to_json(options));  // -> panel_changed
+}
+
+void DocumentOptions::panel_changed() {
+  if (syncing_) return;
+  // JSON typed in the panel compiles at once and is written when the typing pauses, so the
+  // document's undo history gets one step per pause, not one per key.
+  if (panel_->json_edit()->hasFocus()) {
+    pause_->start();
+    emit compile();
+    return;
+  }
+  write();
+}
+
+void DocumentOptions::write() {
+  pause_->stop();
+  if (std::optional<std::string> value = panel_->saved_value()) {
+    syncing_ = true;
+    write_saved_options(editor_, entry_->currentText().toStdString(), *value);
+    syncing_ = false;
+  }
+  emit compile();
+}
+
+bool DocumentOptions::read() {
+  if (pause_->isActive()) return false;  // the panel holds newer options than the document
+  auto saved = saved_options(editor_, entry_->currentText().toStdString());
+  if (!saved) return false;
+  std::optional<std::string> shown = panel_->saved_value();
+  if (shown && *shown == *saved) return false;
+  syncing_ = true;
+  panel_->show_saved(*saved);
+  syncing_ = false;
   return true;
 }
 

@@ -13,6 +13,7 @@
 #include <set>
 
 #include "Compiler.h"
+#include "options/OptionsSchema.h"
 #include "poly/IterationSpace.h"
 #include "support/ScalarType.h"
 #include "views/explorers/LatestJob.h"
@@ -39,12 +40,6 @@ void collect_bands(const ScheduleNode& n, std::vector<TilingBand>& out) {
     return;  // the outermost band on this path: what is below is its point loops
   }
   for (const ScheduleNode& c : n.children) collect_bands(c, out);
-}
-
-std::string sizes_json(const std::vector<int64_t>& sizes) {
-  std::string s = "[";
-  for (size_t i = 0; i < sizes.size(); ++i) s += (i ? ", " : "") + std::to_string(sizes[i]);
-  return s + "]";
 }
 
 std::string human_bytes(int64_t b) {
@@ -83,17 +78,6 @@ Expected<std::vector<int64_t>> tile_with(std::vector<int64_t> tile, const std::v
   return tile;
 }
 
-std::vector<int64_t> sizes_from_json(const std::string& text) {
-  std::vector<int64_t> out;
-  int64_t v = 0;
-  bool in = false;
-  for (char c : text) {
-    if (c >= '0' && c <= '9') v = v * 10 + (c - '0'), in = true;
-    else if (in) out.push_back(v), v = 0, in = false;
-  }
-  return out;
-}
-
 }  // namespace
 
 Expected<MappingOptions> with_band_tiles(MappingOptions o, const TilingBand& band, const std::vector<int64_t>& sizes) {
@@ -105,12 +89,16 @@ Expected<MappingOptions> with_band_tiles(MappingOptions o, const TilingBand& ban
     for (const StatementOptions& so : o.statements) has |= so.statement == s && so.fields.count("tile");
     own &= has;
   }
-  if (own) {  // the band's statements have tiles of their own
+  if (own) {  // the band's statements have tiles of their own: read and written by the table
+    const OptionField& field = *find_option_field("tile");
     for (StatementOptions& so : o.statements) {
       if (!stmts.count(so.statement)) continue;
-      auto tile = tile_with(sizes_from_json(so.fields["tile"]), sizes);
+      auto current = mapping_options_for_statement(o, so.statement);
+      if (!current) return current.failure();
+      auto tile = tile_with(current->tile, sizes);
       if (!tile) return tile.failure();
-      so.fields["tile"] = sizes_json(*tile);
+      current->tile = *tile;
+      so.fields["tile"] = option_get(*current, field);
     }
   } else {
     auto tile = tile_with(o.tile, sizes);
