@@ -6,8 +6,8 @@
 #include "poly/IterationSpace.h"
 
 #include <algorithm>
+#include <bit>
 #include <set>
-#include <unordered_set>
 
 #include "poly/PointFunction.h"
 #include "poly/PolyJob.h"
@@ -50,12 +50,10 @@ void collect_loops(const ScheduleNode& n, std::map<int, LoopFacts>& out) {
 }
 
 // One band member of the isl schedule with its loop id: its values over the instances
-// reaching it, and the schedule of everything outside it (outer bands, then the band's
-// earlier members).
+// reaching it.
 struct BandLoop {
   int id = -1;
   isl::union_set domain;
-  isl::multi_union_pw_aff outer;  // may have no members
   isl::union_pw_aff values;
   isl::union_map prefix_with_band;  // outer bands and the whole band (for footprints)
 };
@@ -68,19 +66,15 @@ void collect_band_loops(const isl::schedule_node& n, const std::vector<int>& ids
   if (isl_schedule_node_get_type(n.get()) == isl_schedule_node_band && !ids.empty()) {
     isl::union_set dom = node_domain(n);
     auto partial = isl::manage(isl_schedule_node_band_get_partial_schedule(n.get()));
-    auto outer = isl::manage(isl_schedule_node_get_prefix_schedule_multi_union_pw_aff(n.get()));
     auto with_band = isl::manage(isl_schedule_node_get_prefix_schedule_union_map(n.child(0).get()));
     unsigned members = unsigned(isl_multi_union_pw_aff_dim(partial.get(), isl_dim_set));
     for (unsigned i = 0; i < members && i < ids.size(); ++i) {
       BandLoop b;
       b.id = ids[i];
       b.domain = dom;
-      b.outer = outer;
       b.values = isl::manage(isl_union_pw_aff_intersect_domain(isl_multi_union_pw_aff_get_union_pw_aff(partial.get(), int(i)), dom.copy()));
       b.prefix_with_band = with_band;
       out.push_back(b);
-      auto member = isl::manage(isl_multi_union_pw_aff_from_union_pw_aff(b.values.copy()));
-      outer = isl::manage(isl_multi_union_pw_aff_flat_range_product(outer.release(), member.release()));
     }
   }
   for (unsigned i = 0, c = n.n_children(); i < c; ++i) collect_band_loops(n.child(int(i)), {}, out);
@@ -186,6 +180,7 @@ struct Job {
   isl::ctx ctx{owner.ctx};
   isl::set context;
   std::map<int, LoopFacts> facts;
+  isl::schedule compiled;
   std::vector<BandLoop> loops;
   isl::union_map schedule_map;  // statement instance -> time
   IterationSpace space;
@@ -194,16 +189,17 @@ struct Job {
   std::vector<std::pair<DependenceKind, isl::union_map>> dependences;
   size_t enumerated = 0;
   std::vector<isl::set> domains;  // per statement, numeric
+  std::vector<Scan> scans;        // per statement: the box around its domain
 
   Job(const LoweringResult& l, const SpaceQuery& q) : lowered(l), query(q) {}
 
   Status read_schedule() {
     const std::string& text = lowered.passes.back().isl_schedule;
-    auto schedule = manage_maybe(isl_schedule_read_from_str(ctx.get(), text.c_str()));
-    if (schedule.is_null()) return Error{ErrorKind::Internal, "the compiled schedule is not isl schedule text"};
-    collect_band_loops(schedule.root(), {}, loops);
+    compiled = manage_maybe(isl_schedule_read_from_str(ctx.get(), text.c_str()));
+    if (compiled.is_null()) return Error{ErrorKind::Internal, "the compiled schedule is not isl schedule text"};
+    collect_band_loops(compiled.root(), {}, loops);
     if (query.schedule.empty()) {
-      schedule_map = numeric(schedule.get_map(), context);
+      schedule_map = numeric(compiled.get_map(), context);
       return success();
     }
     space.what_if = true;
@@ -278,7 +274,16 @@ struct Job {
     t.stride = time_dims;
     values_of_points.stride = fns.size() - time_dims;
     std::vector<int64_t> v(fns.size());
-    for_each_point(scan_of(domain), query.cancel, [&](const std::vector<int64_t>& x) {
+    const Scan& scan = scans.emplace_back(scan_of(domain));
+    if (scan.is_box) {  // the count is known: grow each array once
+      size_t n = 1;
+      for (size_t d = 0; d < scan.lo.size(); ++d) n *= size_t(scan.hi[d] - scan.lo[d] + 1);
+      if (enumerated + n <= query.max_points) {
+        s.points.reserve(n), s.coords.reserve(n * scan.lo.size());
+        t.values.reserve(n * time_dims), values_of_points.values.reserve(n * (fns.size() - time_dims));
+      }
+    }
+    for_each_point(scan, query.cancel, [&](const std::vector<int64_t>& x) {
       if (++enumerated > query.max_points) throw TooMany{enumerated};
       s.points.emplace_back();
       s.coords.insert(s.coords.end(), x.begin(), x.end());
@@ -288,7 +293,8 @@ struct Job {
     });
     for (size_t k = 0; k < w.order.size(); ++k) {
       std::map<int64_t, int>& seen = loop_values[w.order[k]];
-      for (size_t pi = 0; pi < s.points.size(); ++pi) seen.emplace(values_of_points.at(pi)[k], 0);
+      for (size_t pi = 0; pi < s.points.size(); ++pi)
+        if (int64_t value = values_of_points.at(pi)[k]; pi == 0 || value != values_of_points.at(pi - 1)[k]) seen.emplace(value, 0);
     }
     space.statements.push_back(std::move(s));
   }
@@ -303,28 +309,43 @@ struct Job {
       const Watched& w = watched_loops[si];
       std::map<std::vector<int64_t>, int> tile_of;
       std::vector<int64_t> first_time;
+      std::vector<int64_t> tile, last_tile;
+      int last_tile_index = -1;
+      // The thread of a parallel loop's value: the pool's chunks of its values in order,
+      // the first `extra` chunks one value longer.
+      const std::map<int64_t, int>* parallel_values = w.parallel >= 0 ? &loop_values.at(w.parallel) : nullptr;
+      auto thread_of = [&](int64_t value) {
+        int64_t n = int64_t(parallel_values->size()), r = parallel_values->at(value);
+        int64_t parts = std::min<int64_t>(space.threads, n), base = n / parts, extra = n % parts;
+        return int(r < extra * (base + 1) ? r / (base + 1) : extra + (r - extra * (base + 1)) / base);
+      };
+      int64_t last_parallel_value = 0;
+      int last_thread = -1;
+      int64_t first_lane_value = w.vector >= 0 ? loop_values.at(w.vector).begin()->first : 0;
+      int lanes = w.vector >= 0 ? facts.at(w.vector).vector_width : 1;
       for (size_t pi = 0; pi < s.points.size(); ++pi) {
         SpacePoint& p = s.points[pi];
         const int64_t* v = values[si].at(pi);
-        std::vector<int64_t> tile;
+        tile.clear();
         for (size_t k = 0; k < w.order.size(); ++k) {
           int id = w.order[k];
           if (std::find(w.tile.begin(), w.tile.end(), id) != w.tile.end()) tile.push_back(v[k]);
           if (id == w.parallel) {
-            int64_t n = int64_t(loop_values[id].size()), r = loop_values[id][v[k]];
-            int64_t parts = std::min<int64_t>(space.threads, n), base = n / parts, extra = n % parts;
-            // The thread pool's chunks: the first `extra` chunks hold one more value.
-            p.thread = int(r < extra * (base + 1) ? r / (base + 1) : extra + (r - extra * (base + 1)) / base);
+            if (last_thread < 0 || v[k] != last_parallel_value) last_thread = thread_of(v[k]), last_parallel_value = v[k];
+            p.thread = last_thread;
           }
-          if (id == w.vector) p.lane = int((v[k] - loop_values[id].begin()->first) % facts.at(id).vector_width);
+          if (id == w.vector) p.lane = int((v[k] - first_lane_value) % lanes);
         }
         if (!w.tile.empty()) {
-          auto [it, fresh] = tile_of.emplace(tile, int(tile_of.size()));
-          if (fresh) {
-            s.tiles.push_back(tile);
-            first_time.push_back(p.time);
+          if (last_tile_index < 0 || tile != last_tile) {
+            auto [it, fresh] = tile_of.emplace(tile, int(tile_of.size()));
+            if (fresh) {
+              s.tiles.push_back(tile);
+              first_time.push_back(p.time);
+            }
+            last_tile = tile, last_tile_index = it->second;
           }
-          p.tile = it->second;
+          p.tile = last_tile_index;
           first_time[size_t(p.tile)] = std::min(first_time[size_t(p.tile)], p.time);
         }
       }
@@ -341,7 +362,42 @@ struct Job {
     }
   }
 
+  // Each point's rank in the order of schedule times. Schedules of different depth compare
+  // as if padded with zeros, as isl pads them. The time vectors are packed into one wide
+  // integer each (each dimension in the bits its range needs), so sorting compares numbers.
   void rank_times() {
+    size_t dims = 0, total = 0;
+    for (const Flat& t : times) dims = std::max(dims, t.stride), total += t.stride ? t.values.size() / t.stride : 0;
+    std::vector<int64_t> lo(dims, 0), hi(dims, 0);  // padding counts as 0
+    for (const Flat& t : times)
+      for (size_t i = 0; i < t.values.size(); ++i) {
+        size_t d = i % t.stride;
+        lo[d] = std::min(lo[d], t.values[i]), hi[d] = std::max(hi[d], t.values[i]);
+      }
+    std::vector<int> bits(dims);
+    int used = 0;
+    for (size_t d = 0; d < dims; ++d) used += bits[d] = int(std::bit_width(uint64_t(hi[d] - lo[d])));
+    if (used > 128) return rank_times_by_comparison();
+    using Key = unsigned __int128;
+    std::vector<std::pair<Key, SpacePoint*>> keys;
+    keys.reserve(total);
+    for (size_t si = 0; si < space.statements.size(); ++si)
+      for (size_t pi = 0; pi < space.statements[si].points.size(); ++pi) {
+        const int64_t* t = times[si].at(pi);
+        Key k = 0;
+        for (size_t d = 0; d < dims; ++d) k = (k << bits[d]) | Key(uint64_t((d < times[si].stride ? t[d] : 0) - lo[d]));
+        keys.emplace_back(k, &space.statements[si].points[pi]);
+      }
+    std::sort(keys.begin(), keys.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    int64_t rank = -1;
+    for (size_t i = 0; i < keys.size(); ++i) {
+      if (i == 0 || keys[i - 1].first != keys[i].first) ++rank;
+      keys[i].second->time = rank;
+    }
+    space.times = rank + 1;
+  }
+  // The same for time ranges too wide to pack.
+  void rank_times_by_comparison() {
     struct Ref {
       const int64_t* t;
       size_t n;
@@ -350,7 +406,6 @@ struct Job {
     std::vector<Ref> all;
     for (size_t si = 0; si < space.statements.size(); ++si)
       for (size_t pi = 0; pi < space.statements[si].points.size(); ++pi) all.push_back({times[si].at(pi), times[si].stride, &space.statements[si].points[pi]});
-    // Schedules of different depth compare as if padded with zeros, as isl pads them.
     auto less = [](const Ref& a, const Ref& b) {
       for (size_t i = 0, n = std::max(a.n, b.n); i < n; ++i) {
         int64_t x = i < a.n ? a.t[i] : 0, y = i < b.n ? b.t[i] : 0;
@@ -388,17 +443,23 @@ struct Job {
     }
   }
 
+  // A statement's point with these coordinates, -1 when there is none: by position in a
+  // box domain, else by binary search (points are in lexicographic order).
+  int64_t point_index(int stmt, const std::vector<int64_t>& coords) const {
+    const Scan& box = scans[size_t(stmt)];
+    if (!box.is_box) return find_point(space.statements[size_t(stmt)], coords);
+    int64_t index = 0;
+    for (size_t d = 0; d < coords.size(); ++d) {
+      if (coords[d] < box.lo[d] || coords[d] > box.hi[d]) return -1;
+      index = index * (box.hi[d] - box.lo[d] + 1) + (coords[d] - box.lo[d]);
+    }
+    return index;
+  }
+
   void collect_dependences() {
-    struct Pair {
-      int from_stmt, from, to_stmt, to;
-      bool operator==(const Pair&) const = default;
-    };
-    struct Hash {
-      size_t operator()(const Pair& p) const {
-        return std::hash<uint64_t>()((uint64_t(uint32_t(p.from)) << 32 | uint32_t(p.to)) * 31 + uint64_t(p.from_stmt * 1024 + p.to_stmt));
-      }
-    };
-    std::unordered_set<Pair, Hash> seen;
+    // A pair found under an earlier kind is listed once: per statement pair, each earlier
+    // kind's sink of every source point.
+    std::map<std::pair<int, int>, std::vector<std::vector<int>>> earlier;
     size_t left_out = 0;
     for (const auto& [kind, deps] : dependences) {
       // Direct dependences: each source to its nearest sink in each sink statement.
@@ -414,6 +475,8 @@ struct Job {
         PointFunction has_sink = PointFunction::membership(sources, where);
         std::vector<PointFunction> sink = functions_of(nearest, sources, "a dependence");
         std::vector<int64_t> at(sink.size());
+        std::vector<std::vector<int>>& before = earlier[{from, to}];
+        std::vector<int> mine(src.points.size(), -1);
         for (size_t a = 0; a < src.points.size(); ++a) {
           const int64_t* x = src.coords_of(a);
           if (!has_sink(x)) continue;
@@ -422,20 +485,23 @@ struct Job {
             continue;
           }
           for (size_t k = 0; k < sink.size(); ++k) at[k] = sink[k](x);
-          int64_t b = find_point(space.statements[size_t(to)], at);
-          if (b < 0 || !seen.insert(Pair{from, int(a), to, int(b)}).second) continue;
+          int64_t b = point_index(to, at);
+          if (b < 0 || std::any_of(before.begin(), before.end(), [&](const std::vector<int>& e) { return e[a] == int(b); })) continue;
+          mine[a] = int(b);
           SpaceDependence dep;
           dep.kind = kind;
           dep.from_stmt = from, dep.from_point = int(a), dep.to_stmt = to, dep.to_point = int(b);
           const SpacePoint& pa = src.points[a];
           const SpacePoint& pb = space.statements[size_t(to)].points[size_t(b)];
-          dep.crosses_tile = watched_loops[size_t(from)].tile != watched_loops[size_t(to)].tile ||
-                             (pa.tile >= 0 && space.statements[size_t(from)].tiles[size_t(pa.tile)] !=
-                                                  space.statements[size_t(to)].tiles[size_t(pb.tile)]);
+          dep.crosses_tile = from == to ? pa.tile != pb.tile  // a statement's tiles are distinct
+                                        : watched_loops[size_t(from)].tile != watched_loops[size_t(to)].tile ||
+                                              (pa.tile >= 0 && space.statements[size_t(from)].tiles[size_t(pa.tile)] !=
+                                                                   space.statements[size_t(to)].tiles[size_t(pb.tile)]);
           dep.violated = kind == DependenceKind::Reduction ? pa.time == pb.time : pb.time <= pa.time;
           space.violations += dep.violated;
           space.dependences.push_back(dep);
         }
+        before.push_back(std::move(mine));
       });
     }
     if (left_out)
@@ -443,23 +509,38 @@ struct Job {
                             std::to_string(query.max_dependences) + "; lower the view sizes to see them all");
   }
 
-  // For each loop, the kinds of dependence it carries (at the compiled schedule).
+  // For each loop, the kinds of dependence it carries (at the compiled schedule): walking
+  // down the tree, `same` holds each kind's pairs that every loop above keeps at one value,
+  // so each member costs one comparison however deep it sits.
   void carried_dependences() {
-    for (const BandLoop& b : loops) {
-      isl::union_set dom = numeric(b.domain, context);
-      auto outer = isl::manage(isl_multi_union_pw_aff_intersect_params(b.outer.copy(), context.params().release()));
-      auto member = isl::manage(isl_multi_union_pw_aff_from_union_pw_aff(b.values.copy()));
-      member = isl::manage(isl_multi_union_pw_aff_intersect_params(member.release(), context.params().release()));
-      std::vector<DependenceKind> kinds;
-      for (const auto& [kind, deps] : dependences) {
-        isl::union_map inside = deps.intersect_domain(dom).intersect_range(dom);
-        auto same = numeric(isl::manage(isl_union_map_eq_at_multi_union_pw_aff(inside.release(), outer.copy())), context);
-        auto stays = isl::manage(isl_union_map_eq_at_multi_union_pw_aff(same.copy(), member.copy()));
-        if (!same.subtract(numeric(stays, context)).is_empty()) kinds.push_back(kind);
-      }
-      std::sort(kinds.begin(), kinds.end());
-      if (!kinds.empty()) space.carried[b.id] = kinds;
+    std::vector<isl::union_map> same;
+    for (const auto& [kind, deps] : dependences) same.push_back(deps);
+    carried_below(compiled.root(), {}, std::move(same));
+  }
+  void carried_below(const isl::schedule_node& n, const std::vector<int>& ids, std::vector<isl::union_map> same) {
+    if (isl_schedule_node_get_type(n.get()) == isl_schedule_node_mark) {
+      std::vector<int> mine = band_mark_ids(mark_name(n));
+      if (!mine.empty() && n.child(0).isa<isl::schedule_node_band>()) return carried_below(n.child(0), mine, std::move(same));
     }
+    if (isl_schedule_node_get_type(n.get()) == isl_schedule_node_band && !ids.empty()) {
+      isl::union_set dom = numeric(node_domain(n), context);
+      for (isl::union_map& m : same) m = m.intersect_domain(dom).intersect_range(dom);
+      auto partial = isl::manage(isl_schedule_node_band_get_partial_schedule(n.get()));
+      unsigned members = unsigned(isl_multi_union_pw_aff_dim(partial.get(), isl_dim_set));
+      for (unsigned i = 0; i < members && i < ids.size(); ++i) {
+        auto member = isl::manage(isl_multi_union_pw_aff_from_union_pw_aff(isl_multi_union_pw_aff_get_union_pw_aff(partial.get(), int(i))));
+        member = isl::manage(isl_multi_union_pw_aff_intersect_params(member.release(), context.params().release()));
+        std::vector<DependenceKind> kinds;
+        for (size_t k = 0; k < same.size(); ++k) {
+          auto stays = numeric(isl::manage(isl_union_map_eq_at_multi_union_pw_aff(same[k].copy(), member.copy())), context);
+          if (!same[k].is_subset(stays)) kinds.push_back(dependences[k].first);
+          same[k] = stays;
+        }
+        std::sort(kinds.begin(), kinds.end());
+        if (!kinds.empty()) space.carried[ids[i]] = kinds;
+      }
+    }
+    for (unsigned i = 0, c = n.n_children(); i < c; ++i) carried_below(n.child(int(i)), {}, same);
   }
 };
 

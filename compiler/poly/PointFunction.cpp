@@ -52,6 +52,64 @@ PointFunction PointFunction::from(isl_ast_expr* e) {
   PointFunction r;
   r.root_ = r.add(e);
   isl_ast_expr_free(e);
+  r.linear_ = r.linearize(r.root_, 1, false, r.affine_, r.quotients_);
+  return r;
+}
+
+namespace {
+int64_t affine_at(const std::vector<std::pair<int, int64_t>>& terms, int64_t constant, const int64_t* x) {
+  for (const auto& [d, c] : terms) constant += c * x[d];
+  return constant;
+}
+void add_term(std::vector<std::pair<int, int64_t>>& terms, int d, int64_t c) {
+  for (auto& t : terms)
+    if (t.first == d) return void(t.second += c);
+  terms.emplace_back(d, c);
+}
+}  // namespace
+
+// Adds `scale` times node `index` to `sum` and `quotients`; false when the node is not a
+// sum of iterators, constants and (outside another division) floor divisions by constants.
+bool PointFunction::linearize(int index, int64_t scale, bool inside_division, Affine& sum, std::vector<Quotient>& quotients) const {
+  const Node& n = nodes_[size_t(index)];
+  auto constant_of = [&](int i, int64_t& v) {
+    const Node& a = nodes_[size_t(i)];
+    if (a.op != -1) return false;
+    v = a.value;
+    return true;
+  };
+  switch (n.op) {
+    case -1: sum.constant += scale * n.value; return true;
+    case -2: add_term(sum.terms, int(n.value), scale); return true;
+    case isl_ast_expr_op_minus: return linearize(n.args[0], -scale, inside_division, sum, quotients);
+    case isl_ast_expr_op_add:
+      return linearize(n.args[0], scale, inside_division, sum, quotients) && linearize(n.args[1], scale, inside_division, sum, quotients);
+    case isl_ast_expr_op_sub:
+      return linearize(n.args[0], scale, inside_division, sum, quotients) && linearize(n.args[1], -scale, inside_division, sum, quotients);
+    case isl_ast_expr_op_mul: {
+      int64_t c;
+      if (constant_of(n.args[0], c)) return linearize(n.args[1], scale * c, inside_division, sum, quotients);
+      if (constant_of(n.args[1], c)) return linearize(n.args[0], scale * c, inside_division, sum, quotients);
+      return false;
+    }
+    case isl_ast_expr_op_fdiv_q:
+    case isl_ast_expr_op_pdiv_q: {
+      Quotient q;
+      std::vector<Quotient> none;
+      if (inside_division || !constant_of(n.args[1], q.divisor) || q.divisor <= 0 ||
+          !linearize(n.args[0], 1, true, q.of, none))
+        return false;
+      q.coefficient = scale;
+      quotients.push_back(std::move(q));
+      return true;
+    }
+    default: return false;
+  }
+}
+
+int64_t PointFunction::linear_eval(const int64_t* x) const {
+  int64_t r = affine_at(affine_.terms, affine_.constant, x);
+  for (const Quotient& q : quotients_) r += q.coefficient * floor_div(affine_at(q.of.terms, q.of.constant, x), q.divisor);
   return r;
 }
 

@@ -3,6 +3,7 @@
 // tile footprints, on kernels small enough to count by hand.
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <set>
 
 #include "Compiler.h"
@@ -83,11 +84,24 @@ TEST(IterationSpace, MatmulPointsTilesAndReductionChain) {
   EXPECT_EQ(reductions, 4 * 6 * 2);
   EXPECT_EQ(init_to_sum, 4 * 6);
   EXPECT_EQ(space->violations, 0);
-  // Only the loops over k carry the reduction.
-  bool k_carries = false;
-  for (const auto& [id, kinds] : space->carried)
-    for (DependenceKind k : kinds) k_carries |= k == DependenceKind::Reduction;
-  EXPECT_TRUE(k_carries);
+  // The point loop over k around S0 carries the reduction, and nothing else does: not the
+  // same member around S0_init alone, not k's tile loop (one tile of 3), not the loops
+  // over m and n.
+  std::vector<std::pair<int, std::string>> members;
+  std::function<void(const ScheduleNode&)> walk = [&](const ScheduleNode& n) {
+    for (const BandMember& m : n.members) members.emplace_back(m.loop_id, m.schedule);
+    for (const ScheduleNode& c : n.children) walk(c);
+  };
+  walk(r.lowering.passes.back().tree);
+  int carrying = 0;
+  for (const auto& [id, text] : members) {
+    auto it = space->carried.find(id);
+    if (it == space->carried.end()) continue;
+    ++carrying;
+    EXPECT_NE(text.find("-> [(k)]"), std::string::npos) << text;
+    EXPECT_EQ(it->second, std::vector<DependenceKind>{DependenceKind::Reduction}) << text;
+  }
+  EXPECT_EQ(carrying, 1);
 }
 
 TEST(IterationSpace, WhatIfScheduleShowsWhatItBreaks) {

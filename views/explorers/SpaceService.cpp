@@ -84,7 +84,9 @@ SpaceResult compute_space(const SpaceRequest& request, const std::atomic<bool>* 
   q.threads = request.threads;
   q.schedule = request.schedule;
   q.cancel = cancel;
+  auto t1 = std::chrono::steady_clock::now();
   auto space = iteration_space(lowered->lowering, q);
+  r.query_milliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t1).count();
   if (!space) r.error = space.error();
   else r.space = std::move(*space);
   r.milliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();

@@ -30,7 +30,8 @@ struct SpaceResult {
   bool scaled_down = false;  // the view sizes are smaller than the kernel's
   std::optional<IterationSpace> space;
   std::string error;  // why there is no space (view sizes, a what-if schedule isl cannot read)
-  double milliseconds = 0;
+  double milliseconds = 0;        // the whole job
+  double query_milliseconds = 0;  // of which the iteration-space query (the rest: lowering)
 };
 
 // Sizes at most the kernel's, halving the largest until every statement together has at
