@@ -74,6 +74,14 @@ QDockWidget* make_dock(QMainWindow* w, const QString& title, const QString& name
   return dock;
 }
 
+// A dock behind another's tab still says isVisible(), so only its visibilityChanged
+// signals tell whether anyone can see it, and whether its background work is worth doing.
+constexpr char kOnScreen[] = "tcsOnScreen";
+void track_on_screen(QDockWidget* dock) {
+  QObject::connect(dock, &QDockWidget::visibilityChanged, dock, [dock](bool visible) { dock->setProperty(kOnScreen, visible); });
+}
+bool on_screen(const QDockWidget* dock) { return dock->property(kOnScreen).toBool(); }
+
 // Wide content (a spin box per loop, three cards side by side) scrolls inside its dock
 // instead of widening the dock beyond what the editor can spare.
 QScrollArea* scrolled(QWidget* content) {
@@ -202,6 +210,7 @@ void MainWindow::build_docks() {
     if (r->space && outcome_ && r->outcome->id == outcome_->id) schedule_tree_->set_carried(r->space->carried);
   });
   domain_dock_ = make_dock(this, tr("Iteration space"), QStringLiteral("domainDock"), domain_);
+  track_on_screen(domain_dock_);
   connect(domain_dock_, &QDockWidget::visibilityChanged, this, [this](bool visible) {
     if (visible) submit_space(false);
   });
@@ -213,10 +222,12 @@ void MainWindow::build_docks() {
   tiling_ = new TilingView(this);
   connect(tiling_, &TilingView::options_chosen, document_options_, &DocumentOptions::apply);
   tiling_dock_ = make_dock(this, tr("Tiling"), QStringLiteral("tilingDock"), tiling_);
-  for (QDockWidget* d : {fusion_dock_, tiling_dock_})
+  for (QDockWidget* d : {fusion_dock_, tiling_dock_}) {
+    track_on_screen(d);
     connect(d, &QDockWidget::visibilityChanged, this, [this](bool visible) {
       if (visible) explore_outcome();
     });
+  }
 
   addDockWidget(Qt::LeftDockWidgetArea, kernel_dock);
   addDockWidget(Qt::LeftDockWidgetArea, pass_dock);
@@ -587,7 +598,7 @@ void MainWindow::link_from_point(const std::string& statement, int source_stmt) 
 }
 
 void MainWindow::submit_space(bool always) {
-  if (!domain_dock_->isVisible() || !outcome_ || !outcome_->result) return;
+  if (!on_screen(domain_dock_) || !outcome_ || !outcome_->result) return;
   if (!always && space_outcome_ && space_outcome_->id == outcome_->id) return;
   space_outcome_ = outcome_;
   space_->submit(domain_->request_for(outcome_));
@@ -595,8 +606,8 @@ void MainWindow::submit_space(bool always) {
 
 void MainWindow::explore_outcome() {
   if (!outcome_ || !outcome_->final || !outcome_->result || outcome_->error) return;
-  if (fusion_dock_->isVisible()) fusion_->explore(outcome_);
-  if (tiling_dock_->isVisible()) tiling_->show_outcome(outcome_);
+  if (on_screen(fusion_dock_)) fusion_->explore(outcome_);
+  if (on_screen(tiling_dock_)) tiling_->show_outcome(outcome_);
 }
 
 void MainWindow::apply_options(const MappingOptions& options) { document_options_->apply(options); }

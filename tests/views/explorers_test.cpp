@@ -285,9 +285,13 @@ class ExplorersTest : public QObject {
     // The default preset keeps conv's bias loop apart (Min): Max is the one to try.
     QVERIFY(before.find("\"outerScheduleFusionStrategy\": \"Min\"") != std::string::npos);
     QString c_before = w.code_view(MainWindow::CPane)->text();
+    // Behind the code dock's tab the explorers do nothing: no variant is compiled or
+    // timed, no iteration space enumerated, for a view nobody sees.
+    FusionView* f = w.fusion_view();
+    QVERIFY(!f->variants()[0] && !f->variants()[1] && !f->variants()[2] && !f->busy());
+    QVERIFY(!w.domain_view()->result());
     w.fusion_dock()->show();
     w.fusion_dock()->raise();
-    FusionView* f = w.fusion_view();
     QTRY_VERIFY_WITH_TIMEOUT(f->variants()[0] && f->variants()[1] && f->variants()[2] && !f->busy(), kWaitMs);
     for (int k = 0; k < 3; ++k) {
       const FusionVariant& v = *f->variants()[size_t(k)];
