@@ -55,7 +55,7 @@ struct BandLoop {
   int id = -1;
   isl::union_set domain;
   isl::union_pw_aff values;
-  isl::union_map prefix_with_band;  // outer bands and the whole band (for footprints)
+  isl::schedule_node band;  // the band it is a member of
 };
 
 void collect_band_loops(const isl::schedule_node& n, const std::vector<int>& ids, std::vector<BandLoop>& out) {
@@ -66,14 +66,13 @@ void collect_band_loops(const isl::schedule_node& n, const std::vector<int>& ids
   if (isl_schedule_node_get_type(n.get()) == isl_schedule_node_band && !ids.empty()) {
     isl::union_set dom = node_domain(n);
     auto partial = isl::manage(isl_schedule_node_band_get_partial_schedule(n.get()));
-    auto with_band = isl::manage(isl_schedule_node_get_prefix_schedule_union_map(n.child(0).get()));
     unsigned members = unsigned(isl_multi_union_pw_aff_dim(partial.get(), isl_dim_set));
     for (unsigned i = 0; i < members && i < ids.size(); ++i) {
       BandLoop b;
       b.id = ids[i];
       b.domain = dom;
       b.values = isl::manage(isl_union_pw_aff_intersect_domain(isl_multi_union_pw_aff_get_union_pw_aff(partial.get(), int(i)), dom.copy()));
-      b.prefix_with_band = with_band;
+      b.band = n;
       out.push_back(b);
     }
   }
@@ -598,7 +597,9 @@ Expected<std::vector<TileFootprint>> tile_footprints(const LoweringResult& lower
       for (const BandLoop& b : loops)
         if (facts.count(b.id) && facts.at(b.id).role == LoopRole::Tile && covers(b.domain, st.name)) tile = &b;
       if (!tile) continue;
-      isl::map prefix = map_of(numeric(tile->prefix_with_band, context), st.name);
+      // The schedule of the outer bands and the whole tile band: one value per tile.
+      auto with_band = isl::manage(isl_schedule_node_get_prefix_schedule_union_map(tile->band.child(0).get()));
+      isl::map prefix = map_of(numeric(with_band, context), st.name);
       std::map<std::string, int64_t> by_tensor;
       std::vector<std::string> accesses = st.reads;
       accesses.insert(accesses.end(), st.writes.begin(), st.writes.end());
