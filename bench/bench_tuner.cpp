@@ -1,14 +1,15 @@
 // The autotuner's own efficiency (issue 13), measured as a user meets it: each kernel is
 // tuned from an empty cache by `tcstudio-cli tune --json`, then its cache file is read.
 //
-//   bench_tuner [--trials N] [--only NAME,...]
+//   bench_tuner [--trials N] [--only NAME,...] [--no-overlap]
 //
 // For each kernel: trials, the session's wall time and measured candidates per second
 // (the CLI's own elapsed time, remeasurement included), the cost model's rank correlation
 // on held-out trials at the end, and the trial at which the best so far first came within
 // 90 % of the session's final best. Kernels are those of bench_cpu (bench/Workloads.cpp)
 // plus matmul 256^3, tuned on every core as the speed target asks; the others run on one
-// thread. Prints the table and the targets; exits 1 when one does not hold.
+// thread. Prints the table and the targets; exits 1 when one does not hold. --no-overlap
+// is passed to the tuner (candidates compiled one at a time), to compare.
 #include <sqlite3.h>
 #include <unistd.h>
 
@@ -63,13 +64,13 @@ std::vector<double> trial_times(const std::string& db) {
   return out;
 }
 
-Outcome tune(const Case& c, int trials, const std::string& dir) {
+Outcome tune(const Case& c, int trials, const std::string& extra_flags, const std::string& dir) {
   Outcome o;
   std::string db = dir + "/" + std::to_string(std::hash<std::string>{}(c.name)) + ".sqlite";
   std::string cmd = "'" + std::string(TCS_CLI_BINARY) + "' tune '" + c.path + "'";
   for (const auto& [n, v] : c.sizes) cmd += " --size " + n + "=" + std::to_string(v);
   cmd += " --db '" + db + "' --trials " + std::to_string(trials) + " --threads " + std::to_string(c.threads) +
-         " --seed 1 --time-limit 600 --json 2>/dev/null";
+         " --seed 1 --time-limit 600 --json" + extra_flags + " 2>/dev/null";
   std::fprintf(stderr, "tuning %s on %d thread(s), %d trials...\n", c.name.c_str(), c.threads, trials);
   auto j = nlohmann::json::parse(run(cmd), nullptr, false);
   if (!j.is_array() || j.empty()) return o;
@@ -101,9 +102,11 @@ Outcome tune(const Case& c, int trials, const std::string& dir) {
 int main(int argc, char** argv) {
   int trials = 200;
   std::vector<std::string> only;
+  std::string extra_flags;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--trials" && i + 1 < argc) trials = std::max(1, std::atoi(argv[++i]));
+    else if (a == "--no-overlap") extra_flags += " --no-overlap";
     else if (a == "--only" && i + 1 < argc) {
       std::string list = argv[++i];
       for (size_t at = 0; at <= list.size();) {
@@ -112,7 +115,7 @@ int main(int argc, char** argv) {
         at = comma + 1;
       }
     } else {
-      std::fprintf(stderr, "usage: bench_tuner [--trials N] [--only NAME,...]\n");
+      std::fprintf(stderr, "usage: bench_tuner [--trials N] [--only NAME,...] [--no-overlap]\n");
       return 2;
     }
   }
@@ -126,11 +129,12 @@ int main(int argc, char** argv) {
   for (const Case& c : cases) {
     bool wanted = only.empty();
     for (const std::string& o : only) wanted |= c.name.starts_with(o);
-    if (wanted) results.push_back({c, tune(c, trials, dir)});
+    if (wanted) results.push_back({c, tune(c, trials, extra_flags, dir)});
   }
   std::filesystem::remove_all(dir);
 
-  std::printf("Tuning from an empty cache, %d trials each (seed 1), through tcstudio-cli tune:\n\n", trials);
+  std::printf("Tuning from an empty cache, %d trials each (seed 1), through tcstudio-cli tune%s:\n\n", trials,
+              extra_flags.c_str());
   std::printf("%-26s %7s %7s %9s %9s %10s %9s %12s\n", "kernel", "threads", "trials", "seconds", "cand/s", "rank held", "to 90%",
               "best ms");
   std::vector<int> to90;

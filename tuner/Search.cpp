@@ -64,7 +64,10 @@ std::vector<Candidate> SearchSpace::next(std::mt19937_64& rng, const std::vector
     bool fresh = parents.empty() || unit(rng) < epsilon || (tries == 0 && epsilon > 0);  // at least one per batch
     if (fresh) {
       if (sketches.empty() || unit(rng) < 0.2) admit(random_mapping_options(rng, def), "random", out);
-      else admit(sketches_.sample(rng, sketches[rng() % sketches.size()]), "sketch", out);
+      else {
+        const Sketch& sketch = sketches[rng() % sketches.size()];
+        admit(sketches_.sample(rng, sketch), "sketch: " + sketch.name, out);
+      }
       continue;
     }
     // Fitter parents more often: the index is the smaller of two uniform draws.

@@ -19,7 +19,7 @@ namespace tcs::tuner {
 struct Candidate {
   MappingOptions options;
   std::string json;    // canonical
-  std::string origin;  // preset, sketch, random, mutation, crossover
+  std::string origin;  // preset, "sketch: NAME" (which one), random, mutation, crossover
 };
 
 class SearchSpace {

@@ -25,6 +25,7 @@ std::string settings_json(const TuneSettings& s) {
   w.field("timeout_s", s.timeout_s);
   w.field("patience_rounds", s.patience_rounds);
   w.field("remeasure", s.remeasure);
+  w.field("overlap", s.overlap);
   w.field("search", "presets, then sketch samples and moves on the fastest (tile sizes from factorisations); a model-scored population of 4x the batch plus one generation bred from its best predicted");
   w.end_object();
   return w.str();
@@ -161,7 +162,7 @@ std::vector<Candidate> Task::choose(int want) {
   return batch;
 }
 
-Expected<MeasureReply> Task::measure(const std::string& options, int min_calls, double min_total_ms, bool check) {
+std::pair<MeasureJob, double> Task::job_for(const std::string& options, int min_calls, double min_total_ms, bool check) {
   MeasureJob job;
   job.id = next_job_++;
   job.source = kernel_.checked->file.text();
@@ -176,7 +177,7 @@ Expected<MeasureReply> Task::measure(const std::string& options, int min_calls, 
   // A slow kernel timed many times needs longer than the per-candidate limit.
   double timeout = settings_.timeout_s;
   if (progress_.best_ms) timeout = std::max(timeout, 2 * ((min_calls + 3) * *progress_.best_ms + min_total_ms) / 1e3);
-  return worker_.measure(job, timeout);
+  return {std::move(job), timeout};
 }
 
 Expected<bool> Task::round(int want, const std::atomic<bool>* cancel,
@@ -189,9 +190,18 @@ Expected<bool> Task::round(int want, const std::atomic<bool>* cancel,
   TuneProgress& p = progress_;
   std::optional<double> best_before = p.best_ms;
   std::vector<Trial> trials;
+  // Candidates are sent ahead, one per core and one more, so the worker compiles and
+  // checks them side by side while it is not timing (tuner/Worker.h). A cancel lets those
+  // sent finish.
+  size_t ahead = settings_.overlap ? std::max(1u, std::thread::hardware_concurrency()) + 1 : 1;
+  size_t sent = 0;
   for (size_t i = 0; i < batch.size(); ++i) {
-    if (cancel && cancel->load()) break;
-    auto reply = measure(batch[i].json, 5, 100, true);
+    for (; sent < batch.size() && sent < i + ahead && !(cancel && cancel->load()); ++sent) {
+      auto [job, timeout] = job_for(batch[sent].json, 5, 100, true);
+      worker_.send(job, timeout);
+    }
+    if (i == sent) break;
+    auto reply = worker_.receive();
     if (!reply) return reply.failure();
     Trial t;
     t.options_json = batch[i].json;
@@ -269,7 +279,8 @@ Expected<TuneResult> Task::finish(const std::string& stopped_because, bool cance
   std::optional<std::pair<std::string, Timing>> winner;
   if (!cancelled) {
     for (int i = 0; i < std::min<int>(settings_.remeasure, int(fastest_.size())); ++i) {
-      auto reply = measure(fastest_[size_t(i)].first, 30, 500, false);
+      auto [job, timeout] = job_for(fastest_[size_t(i)].first, 30, 500, false);
+      auto reply = worker_.measure(job, timeout);
       if (!reply) return reply.failure();
       if (reply->status != TrialStatus::Ok) continue;
       Timing t;

@@ -42,7 +42,8 @@ class Task {
  private:
   std::vector<Candidate> choose(int want);
   std::vector<std::optional<FeatureRows>> features_of(const std::vector<Candidate>& cs) const;
-  Expected<MeasureReply> measure(const std::string& options, int min_calls, double min_total_ms, bool check);
+  // The worker's job for a candidate, and its time limit.
+  std::pair<MeasureJob, double> job_for(const std::string& options, int min_calls, double min_total_ms, bool check);
   Status learn();
 
   TuningCache& cache_;

@@ -4,9 +4,13 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <map>
+#include <condition_variable>
+#include <deque>
 #include <iostream>
+#include <map>
+#include <mutex>
 #include <new>
+#include <thread>
 
 #include "Compiler.h"
 #include "kernel/KernelSetup.h"
@@ -37,18 +41,25 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
 }
 
 // The job's kernel set-up at `sizes`; the file is checked once per distinct source.
+// Preparers run side by side: the file is shared under a lock.
 Expected<KernelSetup> setup_at(const MeasureJob& job, const SizeMap& sizes) {
+  static std::mutex mutex;
   static std::string last_source;
   static std::shared_ptr<const CheckedFile> last_file;
-  if (!last_file || last_source != job.source) {
-    last_file = check_source("candidate.tc", job.source);
-    last_source = job.source;
+  std::shared_ptr<const CheckedFile> file;
+  {
+    std::lock_guard lock(mutex);
+    if (!last_file || last_source != job.source) {
+      last_file = check_source("candidate.tc", job.source);
+      last_source = job.source;
+    }
+    file = last_file;
   }
-  if (last_file->has_errors()) return Error{ErrorKind::Source, "the kernel's source has errors"};
+  if (file->has_errors()) return Error{ErrorKind::Source, "the kernel's source has errors"};
   KernelSpec spec;
   spec.entry = job.entry;
   spec.sizes = sizes;
-  return kernel_setup(last_file, spec);
+  return kernel_setup(file, spec);
 }
 
 // Sizes small enough for the interpreter, or none when the kernel refuses smaller ones.
@@ -68,13 +79,17 @@ std::optional<KernelSetup> reduced(const MeasureJob& job, const KernelSetup& ful
 
 // A workload's inputs (seed 1, as every candidate gets) and, once asked for, the
 // interpreter's outputs on them: computed once, shared by every candidate of the workload.
+// Shared, so a job being timed keeps its inputs while the next job's are made; made under
+// a lock, as preparers run side by side.
 struct Workbench {
   TensorMap inputs;
   std::optional<TensorMap> reference;
 };
 
-Expected<Workbench*> workbench(const MeasureJob& job, const KernelSetup& k, bool with_reference) {
-  static std::map<std::string, Workbench> benches;
+Expected<std::shared_ptr<Workbench>> workbench(const MeasureJob& job, const KernelSetup& k, bool with_reference) {
+  static std::mutex mutex;
+  std::lock_guard lock(mutex);
+  static std::map<std::string, std::shared_ptr<Workbench>> benches;
   std::string key = job.source + '\n' + job.entry;
   for (const auto& [name, v] : k.shapes.sizes) key += ' ' + name + '=' + std::to_string(v);
   auto it = benches.find(key);
@@ -82,14 +97,14 @@ Expected<Workbench*> workbench(const MeasureJob& job, const KernelSetup& k, bool
     auto inputs = random_inputs(*k.def, k.shapes, 1, {});
     if (!inputs) return inputs.failure();
     if (benches.size() >= 4) benches.clear();  // a worker serves one session's few workloads
-    it = benches.emplace(key, Workbench{std::move(*inputs), std::nullopt}).first;
+    it = benches.emplace(key, std::make_shared<Workbench>(Workbench{std::move(*inputs), std::nullopt})).first;
   }
-  if (with_reference && !it->second.reference) {
-    auto want = interpret(*k.def, k.shapes, it->second.inputs);
+  if (with_reference && !it->second->reference) {
+    auto want = interpret(*k.def, k.shapes, it->second->inputs);
     if (!want) return error_prefixed(want.failure(), "the interpreter failed on the same inputs: ");
-    it->second.reference = std::move(*want);
+    it->second->reference = std::move(*want);
   }
-  return &it->second;
+  return it->second;
 }
 
 struct Built {
@@ -126,17 +141,31 @@ std::string disagreement(const Measurement& m) {
   return why;
 }
 
-}  // namespace
+// A job made ready to time: compiled and checked, with its workload's inputs; or
+// answered already (a failure, or a first run slower than the cutoff).
+struct Prepared {
+  MeasureJob job;
+  std::optional<MeasureReply> answer;
+  std::shared_ptr<Kernel> kernel;
+  std::shared_ptr<Workbench> bench;
+  double compile_ms = 0;
+};
 
-MeasureReply run_job(const MeasureJob& job, const WorkerHooks& hooks) {
+Prepared prepare(const MeasureJob& job, const WorkerHooks& hooks) {
+  Prepared p{job, std::nullopt, nullptr, nullptr, 0};
+  auto answer = [&](MeasureReply r) {
+    p.answer = std::move(r);
+    return std::move(p);
+  };
   try {
     auto k = setup_at(job, job.sizes);
-    if (!k) return fail(job, TrialStatus::Invalid, k.error());
+    if (!k) return answer(fail(job, TrialStatus::Invalid, k.error()));
     auto options = mapping_options_from_json(job.options_json);
-    if (!options) return fail(job, TrialStatus::Invalid, options.error());
+    if (!options) return answer(fail(job, TrialStatus::Invalid, options.error()));
     auto built = build(*k, *options, job, hooks);
     if (!built)
-      return fail(job, built.error_kind() == ErrorKind::Options ? TrialStatus::Invalid : TrialStatus::CompileError, built.error());
+      return answer(fail(job, built.error_kind() == ErrorKind::Options ? TrialStatus::Invalid : TrialStatus::CompileError,
+                         built.error()));
     double compile_ms = built->compile_ms;
     // Checked at full size where the interpreter is quick, else (sizes that can be halved)
     // a second build at reduced sizes is; sizes that cannot be halved are checked in full
@@ -144,31 +173,48 @@ MeasureReply run_job(const MeasureJob& job, const WorkerHooks& hooks) {
     bool small = kernel_flops(*k->def, k->shapes) <= kCheckFlops;
     std::optional<KernelSetup> little = !job.check || small ? std::nullopt : reduced(job, *k);
     auto once = run_once(*built->kernel, *k, job, job.check && !little);
-    if (!once) return fail(job, TrialStatus::RuntimeFault, once.error(), compile_ms);
-    if (!once->check_ok) return fail(job, TrialStatus::WrongResult, disagreement(*once), compile_ms);
+    if (!once) return answer(fail(job, TrialStatus::RuntimeFault, once.error(), compile_ms));
+    if (!once->check_ok) return answer(fail(job, TrialStatus::WrongResult, disagreement(*once), compile_ms));
     if (little) {
       auto checked = build(*little, *options, job, hooks);
-      if (!checked) return fail(job, TrialStatus::CompileError, "at reduced sizes for the check: " + checked.error(), compile_ms);
+      if (!checked)
+        return answer(fail(job, TrialStatus::CompileError, "at reduced sizes for the check: " + checked.error(), compile_ms));
       auto m = run_once(*checked->kernel, *little, job, true);
-      if (!m) return fail(job, TrialStatus::RuntimeFault, "at reduced sizes for the check: " + m.error(), compile_ms);
+      if (!m) return answer(fail(job, TrialStatus::RuntimeFault, "at reduced sizes for the check: " + m.error(), compile_ms));
       if (!m->check_ok)
-        return fail(job, TrialStatus::WrongResult, "at reduced sizes (each size halved): " + disagreement(*m), compile_ms);
+        return answer(fail(job, TrialStatus::WrongResult, "at reduced sizes (each size halved): " + disagreement(*m), compile_ms));
     }
-    MeasureReply r;
-    r.id = job.id;
-    r.compile_ms = compile_ms;
     if (job.cutoff_ms > 0 && once->first_ms > job.cutoff_ms) {
+      MeasureReply r;
+      r.id = job.id;
+      r.compile_ms = compile_ms;
       r.median_ms = once->first_ms;
       r.repeats_ms = {once->first_ms};
       r.message = "timed once: slower than the cutoff of " + std::to_string(job.cutoff_ms) + " ms";
-      return r;
+      return answer(std::move(r));
     }
+    auto bench = workbench(job, *k, false);
+    if (!bench) return answer(fail(job, TrialStatus::Invalid, bench.error(), compile_ms));
+    p.kernel = built->kernel;
+    p.bench = *bench;
+    p.compile_ms = compile_ms;
+    return p;
+  } catch (const std::bad_alloc&) {
+    return answer(fail(job, TrialStatus::OutOfMemory, "out of memory (the worker's limit)"));
+  }
+}
+
+MeasureReply time_prepared(const Prepared& p) {
+  if (p.answer) return *p.answer;
+  const MeasureJob& job = p.job;
+  try {
     MeasureRequest mr;
     mr.plan = TimingPlan{.warmup_calls = 1, .min_calls = job.min_calls, .min_total_ms = job.min_total_ms, .max_calls = 100000};
-    auto bench = workbench(job, *k, false);
-    if (!bench) return fail(job, TrialStatus::Invalid, bench.error(), compile_ms);
-    auto m = measure_kernel(*built->kernel, (*bench)->inputs, mr);
-    if (!m) return fail(job, TrialStatus::RuntimeFault, m.error(), compile_ms);
+    auto m = measure_kernel(*p.kernel, p.bench->inputs, mr);
+    if (!m) return fail(job, TrialStatus::RuntimeFault, m.error(), p.compile_ms);
+    MeasureReply r;
+    r.id = job.id;
+    r.compile_ms = p.compile_ms;
     r.median_ms = m->timing.median_ms;
     r.repeats_ms = m->timing.ms;
     return r;
@@ -177,19 +223,129 @@ MeasureReply run_job(const MeasureJob& job, const WorkerHooks& hooks) {
   }
 }
 
+}  // namespace
+
+MeasureReply run_job(const MeasureJob& job, const WorkerHooks& hooks) { return time_prepared(prepare(job, hooks)); }
+
+namespace {
+
+// Who runs now: any number of preparations at once (compiling, checking), or one timing
+// alone, so that a recorded time is the kernel's own and not its share of a core with a
+// compiler (measured on two cores: a compile beside a timing made it 10-30 % slower). A
+// timing that waits goes first: new preparations start after it.
+class Turns {
+ public:
+  void begin_preparing() {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [&] { return !timing_ && !timing_waits_; });
+    ++preparing_;
+  }
+  void end_preparing() {
+    std::lock_guard lock(mutex_);
+    if (--preparing_ == 0) changed_.notify_all();
+  }
+  void begin_timing() {
+    std::unique_lock lock(mutex_);
+    timing_waits_ = true;
+    changed_.wait(lock, [&] { return preparing_ == 0; });
+    timing_waits_ = false;
+    timing_ = true;
+  }
+  void end_timing() {
+    std::lock_guard lock(mutex_);
+    timing_ = false;
+    changed_.notify_all();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  int preparing_ = 0;
+  bool timing_ = false, timing_waits_ = false;
+};
+
+}  // namespace
+
+// A reader, one preparer per core and the timer (this thread). Jobs read ahead are
+// compiled and checked side by side, each timed alone in the order read. The tuner sends
+// jobs ahead unless told not to (tuner/Task.cpp); sent one at a time, they simply take
+// turns.
 int worker_serve(std::istream& in, int reply_fd, const WorkerHooks& hooks) {
-  for (std::string line; std::getline(in, line);) {
-    if (line.empty()) continue;
-    auto job = job_from_line(line);
-    MeasureReply reply = job ? run_job(*job, hooks) : fail(MeasureJob{}, TrialStatus::Invalid, job.error());
-    std::string out = reply_to_line(reply) + "\n";
-    for (size_t done = 0; done < out.size();) {
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::deque<std::pair<size_t, Expected<MeasureJob>>> jobs;  // read, not yet taken
+  std::map<size_t, Prepared> ready;
+  size_t read = 0;
+  bool input_ended = false, quitting = false;
+  Turns turns;
+  std::thread reader([&] {
+    for (std::string line; std::getline(in, line);) {
+      if (line.empty()) continue;
+      auto job = job_from_line(line);
+      std::lock_guard lock(mutex);
+      jobs.emplace_back(read++, std::move(job));
+      changed.notify_all();
+    }
+    std::lock_guard lock(mutex);
+    input_ended = true;
+    changed.notify_all();
+  });
+  auto prepare_jobs = [&] {
+    for (;;) {
+      std::unique_lock lock(mutex);
+      changed.wait(lock, [&] { return quitting || input_ended || !jobs.empty(); });
+      if (quitting || jobs.empty()) return;
+      auto [at, job] = std::move(jobs.front());
+      jobs.pop_front();
+      lock.unlock();
+      Prepared p;
+      if (job) {
+        turns.begin_preparing();
+        p = prepare(*job, hooks);
+        turns.end_preparing();
+      } else {
+        p.answer = fail(MeasureJob{}, TrialStatus::Invalid, job.error());
+      }
+      lock.lock();
+      ready.emplace(at, std::move(p));
+      changed.notify_all();
+    }
+  };
+  std::vector<std::thread> preparers;
+  for (unsigned i = 0; i < std::max(1u, std::thread::hardware_concurrency()); ++i) preparers.emplace_back(prepare_jobs);
+  // The timer keeps its turn while the next job is prepared already, so the preparers
+  // then start side by side instead of one slipping in before each timing.
+  int code = 0;
+  bool my_turn = false;
+  for (size_t next = 0; code == 0; ++next) {
+    std::unique_lock lock(mutex);
+    if (my_turn && !ready.count(next)) {
+      turns.end_timing();
+      my_turn = false;
+    }
+    changed.wait(lock, [&] { return ready.count(next) || (input_ended && next == read); });
+    if (!ready.count(next)) break;
+    Prepared p = std::move(ready.at(next));
+    ready.erase(next);
+    lock.unlock();
+    if (!p.answer && !my_turn) turns.begin_timing(), my_turn = true;
+    std::string out = reply_to_line(time_prepared(p)) + "\n";
+    p = Prepared{};  // the kernel and its buffers go before the next is timed
+    for (size_t done = 0; done < out.size() && code == 0;) {
       ssize_t n = ::write(reply_fd, out.data() + done, out.size() - done);
-      if (n <= 0) return 1;  // the tuner has gone
-      done += size_t(n);
+      if (n <= 0) code = 1;  // the tuner has gone: our input ends too
+      else done += size_t(n);
     }
   }
-  return 0;
+  if (my_turn) turns.end_timing();
+  {
+    std::lock_guard lock(mutex);
+    quitting = true;
+    changed.notify_all();
+  }
+  for (std::thread& t : preparers) t.join();
+  reader.join();
+  return code;
 }
 
 int worker_main(int memory_mb, const WorkerHooks& hooks) {

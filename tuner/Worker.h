@@ -1,6 +1,7 @@
 #pragma once
 // The measuring child process's side (`tcstudio-cli worker`): compile a candidate, check
-// it against the interpreter, time it with the one timing routine, reply. Every outcome
+// it against the interpreter, time it with the one timing routine, reply. Jobs read ahead
+// are compiled and checked side by side, one per core; each is timed alone. Every outcome
 // becomes a reply; what it cannot reply to (a segfault, a hang) the parent sees as the
 // child dying or going quiet (tuner/WorkerProcess.h).
 #include <functional>
@@ -20,7 +21,8 @@ struct WorkerHooks {
 
 MeasureReply run_job(const MeasureJob& job, const WorkerHooks& hooks = {});
 
-// Reads jobs from `in` until it ends, writing one reply line per job to `reply_fd`.
+// Reads jobs from `in` until it ends, writing one reply line per job, in order, to
+// `reply_fd`. Jobs read ahead are prepared on every core, but never while one is timed.
 // Returns the process's exit code.
 int worker_serve(std::istream& in, int reply_fd, const WorkerHooks& hooks = {});
 

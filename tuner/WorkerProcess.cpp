@@ -85,57 +85,106 @@ std::string WorkerProcess::reap(bool kill_first) {
   return "the worker ended";
 }
 
-Expected<MeasureReply> WorkerProcess::measure(const MeasureJob& job, double timeout_s) {
-  if (pid_ < 0) {
-    if (Status s = start(); !s) return s.failure();
+void WorkerProcess::send(const MeasureJob& job, double timeout_s) { queue_.push_back({job, timeout_s, false, {}}); }
+
+Status WorkerProcess::write_queued() {
+  for (size_t i = 0; i < queue_.size(); ++i) {
+    Queued& q = queue_[i];
+    if (q.in_child) continue;
+    if (alone_ > 0 && i > 0) break;  // the oldest alone, then the next
+    if (pid_ < 0) {
+      if (Status s = start(); !s) return s;
+    }
+    std::string line = job_to_line(q.job) + "\n";
+    for (size_t done = 0; done < line.size();) {
+      ssize_t n = ::write(to_child_, line.data() + done, line.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;  // it died: reading tells how
+      done += size_t(n);
+    }
+    q.in_child = true;
+    q.sent = Clock::now();
   }
-  auto fail = [&](TrialStatus status, std::string why) {
-    MeasureReply r;
-    r.id = job.id;
-    r.status = status;
-    r.message = std::move(why);
-    ++restarts_;
+  return success();
+}
+
+Expected<MeasureReply> WorkerProcess::receive() {
+  if (queue_.empty()) return Error{ErrorKind::Internal, "no measuring job in flight"};
+  // The oldest job's answer; when the child dies or hangs, its failure unless other jobs
+  // were in the child too: then all of them again, one at a time.
+  auto answered = [&](MeasureReply r) {
+    queue_.pop_front();
+    if (alone_ > 0) --alone_;
+    last_reply_ = Clock::now();
     return r;
   };
-  std::string line = job_to_line(job) + "\n";
-  for (size_t done = 0; done < line.size();) {
-    ssize_t n = ::write(to_child_, line.data() + done, line.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;  // it died: reading tells how
-    done += size_t(n);
-  }
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+  auto failed = [&](TrialStatus status, std::string why) -> std::optional<MeasureReply> {
+    ++restarts_;
+    size_t in_child = 0;
+    for (Queued& q : queue_) in_child += q.in_child, q.in_child = false;
+    if (in_child > 1) {
+      alone_ = int(in_child);
+      return std::nullopt;
+    }
+    MeasureReply r;
+    r.id = queue_.front().job.id;
+    r.status = status;
+    r.message = std::move(why);
+    return answered(std::move(r));
+  };
   char buf[65536];
-  while (pending_.find('\n') == std::string::npos) {
-    double left = std::chrono::duration<double, std::milli>(deadline - std::chrono::steady_clock::now()).count();
-    if (left <= 0) {
+  for (;;) {
+    if (Status s = write_queued(); !s) return s.failure();
+    const Queued& head = queue_.front();
+    auto deadline = std::max(head.sent, last_reply_) + std::chrono::duration_cast<Clock::duration>(
+                                                          std::chrono::duration<double>(head.timeout_s));
+    std::optional<MeasureReply> failure;
+    bool retry = false;
+    while (pending_.find('\n') == std::string::npos) {
+      double left = std::chrono::duration<double, std::milli>(deadline - Clock::now()).count();
+      if (left <= 0) {
+        double limit = head.timeout_s;
+        reap(true);
+        failure = failed(TrialStatus::Timeout, "no result within " + std::to_string(int(limit)) + " s; the worker was stopped");
+        retry = !failure;
+        break;
+      }
+      pollfd p{from_child_, POLLIN, 0};
+      int ready = ::poll(&p, 1, int(left) + 1);
+      if (ready < 0 && errno == EINTR) continue;
+      if (ready <= 0) continue;
+      ssize_t n = ::read(from_child_, buf, sizeof buf);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        std::string how = reap(false);
+        if (how == "the worker exited with code " + std::to_string(kExecFailed) && restarts_ == 0)
+          return Error{ErrorKind::Internal, "cannot start the measuring worker '" + command_[0] + "'"};
+        failure = failed(TrialStatus::Crash, how + " while measuring this candidate");
+        retry = !failure;
+        break;
+      }
+      pending_.append(buf, size_t(n));
+    }
+    if (failure) return *failure;
+    if (retry) continue;
+    size_t nl = pending_.find('\n');
+    std::string reply = pending_.substr(0, nl);
+    pending_.erase(0, nl + 1);
+    auto r = reply_from_line(reply);
+    if (r && r->id != head.job.id) r = Error{ErrorKind::Internal, "a reply to another job"};
+    if (!r) {
       reap(true);
-      return fail(TrialStatus::Timeout, "no result within " + std::to_string(int(timeout_s)) + " s; the worker was stopped");
+      failure = failed(TrialStatus::Crash, "the worker replied with something unreadable: " + reply.substr(0, 200));
+      if (failure) return *failure;
+      continue;
     }
-    pollfd p{from_child_, POLLIN, 0};
-    int ready = ::poll(&p, 1, int(left) + 1);
-    if (ready < 0 && errno == EINTR) continue;
-    if (ready <= 0) continue;
-    ssize_t n = ::read(from_child_, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      std::string how = reap(false);
-      if (how == "the worker exited with code " + std::to_string(kExecFailed) && restarts_ == 0)
-        return Error{ErrorKind::Internal, "cannot start the measuring worker '" + command_[0] + "'"};
-      return fail(TrialStatus::Crash, how + " while measuring this candidate");
-    }
-    pending_.append(buf, size_t(n));
+    return answered(std::move(*r));
   }
-  size_t nl = pending_.find('\n');
-  std::string reply = pending_.substr(0, nl);
-  pending_.erase(0, nl + 1);
-  auto r = reply_from_line(reply);
-  if (r && r->id != job.id) r = Error{ErrorKind::Internal, "a reply to another job"};
-  if (!r) {
-    reap(true);
-    return fail(TrialStatus::Crash, "the worker replied with something unreadable: " + reply.substr(0, 200));
-  }
-  return *r;
+}
+
+Expected<MeasureReply> WorkerProcess::measure(const MeasureJob& job, double timeout_s) {
+  send(job, timeout_s);
+  return receive();
 }
 
 }  // namespace tcs::tuner

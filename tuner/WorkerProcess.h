@@ -2,7 +2,11 @@
 // The tuner's side of the measuring child process: start it, send a job, wait for the
 // reply under a time limit. A child that dies (a candidate's segfault, the memory limit)
 // or goes quiet (a hang) costs that one job, recorded as Crash or Timeout with the
-// reason; the next job starts a fresh child.
+// reason; the next job starts a fresh child. Jobs may be sent ahead, so the child compiles
+// several at once between timings; when a child dies with several jobs in it, they are
+// sent again one at a time, so the failure lands on the job that caused it.
+#include <chrono>
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -18,18 +22,37 @@ class WorkerProcess {
   WorkerProcess(const WorkerProcess&) = delete;
   WorkerProcess& operator=(const WorkerProcess&) = delete;
 
-  // Errors: Internal when the worker cannot be started at all (a missing program).
+  // Sends a job without waiting for its reply; `timeout_s` counts from when the child can
+  // start on it (its sending or the reply before it, whichever is later).
+  void send(const MeasureJob& job, double timeout_s);
+  // The reply to the oldest job sent and not answered yet.
+  // Errors: Internal when the worker cannot be started at all (a missing program), or
+  // nothing is in flight.
+  Expected<MeasureReply> receive();
+  size_t in_flight() const { return queue_.size(); }
+  // One job, sent and answered (nothing else in flight).
   Expected<MeasureReply> measure(const MeasureJob& job, double timeout_s);
   int restarts() const { return restarts_; }  // children replaced after a crash or hang
 
  private:
   Status start();
   std::string reap(bool kill_first);  // how the child ended, in words
+  Status write_queued();              // the jobs the child may have now
 
+  using Clock = std::chrono::steady_clock;
+  struct Queued {
+    MeasureJob job;
+    double timeout_s = 0;
+    bool in_child = false;
+    Clock::time_point sent;
+  };
   std::vector<std::string> command_;
   int pid_ = -1, to_child_ = -1, from_child_ = -1;
   std::string pending_;
   int restarts_ = 0;
+  std::deque<Queued> queue_;  // sent, not answered; oldest first
+  int alone_ = 0;             // after a child died with several jobs, this many go one at a time
+  Clock::time_point last_reply_;
 };
 
 // This program's own executable, to start `<it> worker`.

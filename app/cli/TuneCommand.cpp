@@ -23,7 +23,7 @@ namespace tcs::cli {
 static const char* kTuneHelp = R"(usage: tcstudio-cli tune FILE.tc [--entry NAME] [--size NAME=INT ...]
                         [--size-set "NAME=INT ..." ...] [--db PATH]
                         [--trials N] [--time-limit SEC] [--seed S] [--batch N]
-                        [--threads N] [--timeout SEC] [--json]
+                        [--threads N] [--timeout SEC] [--no-overlap] [--json]
 
 Searches mapping options for a kernel at its sizes on this machine and keeps every
 measurement in the tuning cache (--db PATH, default ~/.local/share/tcstudio/cache.sqlite).
@@ -33,7 +33,8 @@ round goes where the time is expected to fall fastest.
 Candidates run in a child process (with half of this machine's memory at most): one that
 crashes, hangs, runs out of memory or computes a wrong result costs one trial. Tuning
 the same kernel again resumes: nothing measured is measured twice. Ctrl-C stops after
-the current candidate and keeps everything measured.
+the candidates already sent to the child (one per core and one more) and keeps
+everything measured.
 
   --trials N        new measurements in this session, all kernels together (default 200)
   --time-limit SEC  wall time of the session (default 600)
@@ -41,6 +42,8 @@ the current candidate and keeps everything measured.
   --batch N         candidates per round, stored together (default 16)
   --threads N       threads of each candidate (default: all cores)
   --timeout SEC     per candidate: compile, check and time (default 20)
+  --no-overlap      compile one candidate at a time (by default candidates are compiled
+                    and checked on every core at once, between timings; each is timed alone)
   --json            the result as JSON on stdout instead of the summary
 Then: tcstudio-cli run FILE.tc --best (and compile, export) use the winner.
 )";
@@ -170,6 +173,7 @@ int command_tune(const std::vector<std::string>& argv) {
                                {"batch", true},
                                {"threads", true},
                                {"timeout", true},
+                               {"no-overlap", false},
                                {"json", false}},
                               "tune", kTuneHelp);
   if (auto* code = std::get_if<int>(&parsed)) return *code;
@@ -188,6 +192,7 @@ int command_tune(const std::vector<std::string>& argv) {
     return kUsageError;
   s.time_limit_s = time_limit;
   s.timeout_s = timeout;
+  s.overlap = !args.has("no-overlap");
   if (auto v = args.get("seed"); v && !parse_number(*v, s.seed)) {
     std::cerr << "tcstudio-cli tune: --seed takes an unsigned integer, not '" << *v << "'\n";
     return kUsageError;

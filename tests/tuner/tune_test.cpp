@@ -18,6 +18,7 @@
 #include "targets/Target.h"
 #include "tuner/Search.h"
 #include "tuner/Tuner.h"
+#include "tuner/WorkerProcess.h"
 
 namespace fs = std::filesystem;
 using namespace tcs;
@@ -101,6 +102,41 @@ TEST(Tune, CrashHangAndWrongResultEachCostOneTrial) {
   ASSERT_TRUE(result->best);
   EXPECT_GT(result->best->median_ms, 0);
   EXPECT_GE(result->best->verified_repeats, 30);
+}
+
+// Jobs sent ahead are compiled while the one before is timed; when the child dies or
+// hangs with several inside, each failure still lands on the job that caused it, and the
+// jobs around it are measured as if sent alone.
+TEST(Worker, JobsSentAheadEachGetTheirOwnOutcome) {
+  Fixture f;
+  SearchSpace space(f.kernel);
+  std::vector<Candidate> presets = space.presets();
+  ASSERT_FALSE(presets.empty());
+  WorkerProcess worker({TCS_FAULT_WORKER});
+  for (int64_t id = 1; id <= 6; ++id) {
+    MeasureJob job;
+    job.id = id;
+    job.source = f.file->file.text();
+    job.entry = "matmul";
+    job.sizes = f.kernel.shapes.sizes;
+    job.options_json = presets[size_t(id) % presets.size()].json;
+    worker.send(job, 2);
+  }
+  EXPECT_EQ(worker.in_flight(), 6u);
+  std::vector<TrialStatus> got;
+  for (int64_t id = 1; id <= 6; ++id) {
+    auto r = worker.receive();
+    ASSERT_TRUE(r) << r.error();
+    EXPECT_EQ(r->id, id);
+    got.push_back(r->status);
+    if (r->status == TrialStatus::Ok) {
+      EXPECT_GT(*r->median_ms, 0);
+    }
+  }
+  EXPECT_EQ(got, (std::vector<TrialStatus>{TrialStatus::Ok, TrialStatus::Crash, TrialStatus::Timeout,
+                                           TrialStatus::WrongResult, TrialStatus::Ok, TrialStatus::Ok}));
+  EXPECT_EQ(worker.in_flight(), 0u);
+  EXPECT_FALSE(worker.receive()) << "nothing is in flight";
 }
 
 TEST(Tune, KilledSessionResumesWithNothingLostOrRepeated) {
@@ -204,7 +240,9 @@ def conv2d(float(N,C,H,W) I, float(F,C,KH,KW) W1) -> (O) {
         EXPECT_TRUE(std::count(allowed.begin(), allowed.end(), o.tile[d]) || register_multiple)
             << "tile[" << d << "] = " << o.tile[d] << " in " << mapping_options_to_json(o);
       }
-    if (!o.register_tile.empty()) EXPECT_EQ(o.register_tile.back() % o.cpu.vector_width, 0) << mapping_options_to_json(o);
+    if (!o.register_tile.empty()) {
+      EXPECT_EQ(o.register_tile.back() % o.cpu.vector_width, 0) << mapping_options_to_json(o);
+    }
     invalid_moves += !mapping_options_validate(space.mutate(rng, o));
   }
   EXPECT_LE(invalid_moves, 10) << "of 200 moves on valid samples";
