@@ -36,6 +36,19 @@ MeasureReply fail(const MeasureJob& job, TrialStatus status, std::string message
   return r;
 }
 
+MeasureReply out_of_memory(const MeasureJob& job) {
+  return fail(job, TrialStatus::OutOfMemory, "out of memory (the worker's limit)");
+}
+
+MeasureReply timed(const MeasureJob& job, double compile_ms, std::vector<double> repeats_ms, double median_ms) {
+  MeasureReply r;
+  r.id = job.id;
+  r.compile_ms = compile_ms;
+  r.median_ms = median_ms;
+  r.repeats_ms = std::move(repeats_ms);
+  return r;
+}
+
 double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -185,11 +198,7 @@ Prepared prepare(const MeasureJob& job, const WorkerHooks& hooks) {
         return answer(fail(job, TrialStatus::WrongResult, "at reduced sizes (each size halved): " + disagreement(*m), compile_ms));
     }
     if (job.cutoff_ms > 0 && once->first_ms > job.cutoff_ms) {
-      MeasureReply r;
-      r.id = job.id;
-      r.compile_ms = compile_ms;
-      r.median_ms = once->first_ms;
-      r.repeats_ms = {once->first_ms};
+      MeasureReply r = timed(job, compile_ms, {once->first_ms}, once->first_ms);
       r.message = "timed once: slower than the cutoff of " + std::to_string(job.cutoff_ms) + " ms";
       return answer(std::move(r));
     }
@@ -200,7 +209,7 @@ Prepared prepare(const MeasureJob& job, const WorkerHooks& hooks) {
     p.compile_ms = compile_ms;
     return p;
   } catch (const std::bad_alloc&) {
-    return answer(fail(job, TrialStatus::OutOfMemory, "out of memory (the worker's limit)"));
+    return answer(out_of_memory(job));
   }
 }
 
@@ -212,14 +221,9 @@ MeasureReply time_prepared(const Prepared& p) {
     mr.plan = TimingPlan{.warmup_calls = 1, .min_calls = job.min_calls, .min_total_ms = job.min_total_ms, .max_calls = 100000};
     auto m = measure_kernel(*p.kernel, p.bench->inputs, mr);
     if (!m) return fail(job, TrialStatus::RuntimeFault, m.error(), p.compile_ms);
-    MeasureReply r;
-    r.id = job.id;
-    r.compile_ms = p.compile_ms;
-    r.median_ms = m->timing.median_ms;
-    r.repeats_ms = m->timing.ms;
-    return r;
+    return timed(job, p.compile_ms, m->timing.ms, m->timing.median_ms);
   } catch (const std::bad_alloc&) {
-    return fail(job, TrialStatus::OutOfMemory, "out of memory (the worker's limit)");
+    return out_of_memory(job);
   }
 }
 
@@ -237,7 +241,7 @@ class Turns {
  public:
   void begin_preparing() {
     std::unique_lock lock(mutex_);
-    changed_.wait(lock, [&] { return !timing_ && !timing_waits_; });
+    changed_.wait(lock, [&] { return !timing_; });
     ++preparing_;
   }
   void end_preparing() {
@@ -246,10 +250,8 @@ class Turns {
   }
   void begin_timing() {
     std::unique_lock lock(mutex_);
-    timing_waits_ = true;
+    timing_ = true;  // from now on no preparation starts
     changed_.wait(lock, [&] { return preparing_ == 0; });
-    timing_waits_ = false;
-    timing_ = true;
   }
   void end_timing() {
     std::lock_guard lock(mutex_);
@@ -261,7 +263,7 @@ class Turns {
   std::mutex mutex_;
   std::condition_variable changed_;
   int preparing_ = 0;
-  bool timing_ = false, timing_waits_ = false;
+  bool timing_ = false;  // a timing runs, or waits for the preparations in progress
 };
 
 }  // namespace

@@ -132,54 +132,51 @@ Expected<MeasureReply> WorkerProcess::receive() {
     r.message = std::move(why);
     return answered(std::move(r));
   };
-  char buf[65536];
   for (;;) {
     if (Status s = write_queued(); !s) return s.failure();
     const Queued& head = queue_.front();
-    auto deadline = std::max(head.sent, last_reply_) + std::chrono::duration_cast<Clock::duration>(
-                                                          std::chrono::duration<double>(head.timeout_s));
-    std::optional<MeasureReply> failure;
-    bool retry = false;
-    while (pending_.find('\n') == std::string::npos) {
-      double left = std::chrono::duration<double, std::milli>(deadline - Clock::now()).count();
-      if (left <= 0) {
-        double limit = head.timeout_s;
-        reap(true);
-        failure = failed(TrialStatus::Timeout, "no result within " + std::to_string(int(limit)) + " s; the worker was stopped");
-        retry = !failure;
-        break;
-      }
-      pollfd p{from_child_, POLLIN, 0};
-      int ready = ::poll(&p, 1, int(left) + 1);
-      if (ready < 0 && errno == EINTR) continue;
-      if (ready <= 0) continue;
-      ssize_t n = ::read(from_child_, buf, sizeof buf);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) {
-        std::string how = reap(false);
-        if (how == "the worker exited with code " + std::to_string(kExecFailed) && restarts_ == 0)
-          return Error{ErrorKind::Internal, "cannot start the measuring worker '" + command_[0] + "'"};
-        failure = failed(TrialStatus::Crash, how + " while measuring this candidate");
-        retry = !failure;
-        break;
-      }
-      pending_.append(buf, size_t(n));
-    }
-    if (failure) return *failure;
-    if (retry) continue;
-    size_t nl = pending_.find('\n');
-    std::string reply = pending_.substr(0, nl);
-    pending_.erase(0, nl + 1);
-    auto r = reply_from_line(reply);
-    if (r && r->id != head.job.id) r = Error{ErrorKind::Internal, "a reply to another job"};
-    if (!r) {
+    auto deadline = std::max(head.sent, last_reply_) +
+                    std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(head.timeout_s));
+    auto heard = next_line(deadline, head.timeout_s);
+    if (!heard) return heard.failure();
+    if (heard->line) {
+      auto r = reply_from_line(*heard->line);
+      if (r && r->id != head.job.id) r = Error{ErrorKind::Internal, "a reply to another job"};
+      if (r) return answered(std::move(*r));
       reap(true);
-      failure = failed(TrialStatus::Crash, "the worker replied with something unreadable: " + reply.substr(0, 200));
-      if (failure) return *failure;
-      continue;
+      heard->status = TrialStatus::Crash;
+      heard->why = "the worker replied with something unreadable: " + heard->line->substr(0, 200);
     }
-    return answered(std::move(*r));
+    if (auto failure = failed(heard->status, std::move(heard->why))) return *failure;
   }
+}
+
+Expected<WorkerProcess::Heard> WorkerProcess::next_line(Clock::time_point deadline, double timeout_s) {
+  char buf[65536];
+  while (pending_.find('\n') == std::string::npos) {
+    double left = std::chrono::duration<double, std::milli>(deadline - Clock::now()).count();
+    if (left <= 0) {
+      reap(true);
+      return Heard{std::nullopt, TrialStatus::Timeout,
+                   "no result within " + std::to_string(int(timeout_s)) + " s; the worker was stopped"};
+    }
+    pollfd p{from_child_, POLLIN, 0};
+    int ready = ::poll(&p, 1, int(left) + 1);
+    if (ready <= 0) continue;  // interrupted, or the deadline is checked again
+    ssize_t n = ::read(from_child_, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      std::string how = reap(false);
+      if (how == "the worker exited with code " + std::to_string(kExecFailed) && restarts_ == 0)
+        return Error{ErrorKind::Internal, "cannot start the measuring worker '" + command_[0] + "'"};
+      return Heard{std::nullopt, TrialStatus::Crash, how + " while measuring this candidate"};
+    }
+    pending_.append(buf, size_t(n));
+  }
+  size_t nl = pending_.find('\n');
+  Heard h{pending_.substr(0, nl), TrialStatus::Ok, ""};
+  pending_.erase(0, nl + 1);
+  return h;
 }
 
 Expected<MeasureReply> WorkerProcess::measure(const MeasureJob& job, double timeout_s) {

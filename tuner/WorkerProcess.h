@@ -7,6 +7,7 @@
 // sent again one at a time, so the failure lands on the job that caused it.
 #include <chrono>
 #include <deque>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,14 @@ class WorkerProcess {
   Status write_queued();              // the jobs the child may have now
 
   using Clock = std::chrono::steady_clock;
+  // The child's next reply line; or, when it dies or stays silent until `deadline`, no
+  // line: the child is reaped and status (Crash, Timeout) and why say how.
+  struct Heard {
+    std::optional<std::string> line;
+    TrialStatus status = TrialStatus::Ok;
+    std::string why;
+  };
+  Expected<Heard> next_line(Clock::time_point deadline, double timeout_s);
   struct Queued {
     MeasureJob job;
     double timeout_s = 0;
