@@ -1,6 +1,7 @@
 #include "tuner/Sketch.h"
 
 #include <algorithm>
+#include <numeric>
 #include <set>
 
 #include "lang/Sema.h"
@@ -19,28 +20,41 @@ bool is_contraction(const SemaStmt& s) {
   return s.ast->reduce == ast::ReduceOp::Sum && s.lhs_rank >= 2 && int(s.indices.size()) > s.lhs_rank;
 }
 
-// A statement's tile and register tile as its loops see them (its own or the kernel's).
+// A statement's tile, register tile and point-loop order as its loops see them (its own
+// or the kernel's).
 struct TileSizes {
   std::vector<int64_t> tile, reg;
+  std::vector<int> order;
 };
 TileSizes own_sizes(const MappingOptions& o, const std::string& statement) {
   auto mine = mapping_options_for_statement(o, statement);
   if (!mine) return {};
-  return {mine->tile, mine->register_tile};
+  return {mine->tile, mine->register_tile, mine->cpu.point_loop_order};
 }
 
-void set_own_sizes(MappingOptions& o, const std::string& statement, const std::vector<int64_t>& tile,
-                   const std::vector<int64_t>& reg) {
+void set_own_sizes(MappingOptions& o, const std::string& statement, const TileSizes& sizes) {
   for (StatementOptions& s : o.statements) {
     if (s.statement != statement) continue;
     MappingOptions scratch;
-    scratch.tile = tile;
-    scratch.register_tile = reg;
+    scratch.tile = sizes.tile;
+    scratch.register_tile = sizes.reg;
+    scratch.cpu.point_loop_order = sizes.order;
     if (!s.fields.count("tile")) continue;
     s.fields["tile"] = option_get(scratch, *find_option_field("tile"));
-    // Its register tile may now differ from the kernel's: written whenever there is one.
-    if (!reg.empty()) s.fields["registerTile"] = option_get(scratch, *find_option_field("registerTile"));
+    // Its register tile and loop order may now differ from the kernel's: written whenever
+    // there is one.
+    if (!sizes.reg.empty()) s.fields["registerTile"] = option_get(scratch, *find_option_field("registerTile"));
+    if (!sizes.order.empty()) s.fields["cpu.pointLoopOrder"] = option_get(scratch, *find_option_field("cpu.pointLoopOrder"));
   }
+}
+
+// The point loops a loop order may move: all of a tiled band's, except a register tile's
+// rows and vector columns, which stay innermost where its accumulators live (the order
+// the presets give). The schedule's own order where none is set.
+size_t movable_loops(std::vector<int>& order, const std::vector<int64_t>& tile, const std::vector<int64_t>& reg) {
+  if (tile.empty()) return 0;
+  if (order.size() != tile.size()) order.resize(tile.size()), std::iota(order.begin(), order.end(), 0);
+  return order.size() - (reg.empty() ? 0 : std::min<size_t>(2, order.size()));
 }
 
 // The accumulators a register tile may keep in vector registers: three quarters of the
@@ -178,11 +192,13 @@ MappingOptions SketchSpace::sample(std::mt19937_64& rng, const Sketch& s) const 
     std::string name = statement_name(k);
     if (std::none_of(o.statements.begin(), o.statements.end(), [&](const StatementOptions& so) { return so.statement == name; }))
       continue;
-    auto [tile, reg] = own_sizes(o, name);
-    sample_tile(rng, tile, extents_for(o, int(k)));
-    sample_register(rng, tile, reg, extents_for(o, int(k)), lanes);
-    set_own_sizes(o, name, tile, reg);
+    TileSizes own = own_sizes(o, name);
+    sample_tile(rng, own.tile, extents_for(o, int(k)));
+    sample_register(rng, own.tile, own.reg, extents_for(o, int(k)), lanes);
+    if (rng() % 4 == 0) shuffle_order(rng, own.order, own.tile, own.reg);
+    set_own_sizes(o, name, own);
   }
+  if (rng() % 4 == 0) shuffle_order(rng, o.cpu.point_loop_order, o.tile, o.register_tile);
   static const std::vector<int> unrolls = {1, 1, 2, 4, 8};
   o.unroll = pick(rng, unrolls);
   if (rng() % 4 == 0) o.cpu.vector_width = std::max(4, lanes / 2);
@@ -205,6 +221,21 @@ void SketchSpace::step_tile(std::mt19937_64& rng, std::vector<int64_t>& tile, co
   fit_to_register(tile, reg);
 }
 
+void SketchSpace::shuffle_order(std::mt19937_64& rng, std::vector<int>& order, const std::vector<int64_t>& tile,
+                                const std::vector<int64_t>& reg) {
+  size_t movable = movable_loops(order, tile, reg);
+  std::shuffle(order.begin(), order.begin() + long(movable), rng);
+}
+
+bool SketchSpace::swap_loops(std::mt19937_64& rng, std::vector<int>& order, const std::vector<int64_t>& tile,
+                             const std::vector<int64_t>& reg) {
+  size_t movable = movable_loops(order, tile, reg);
+  if (movable < 2) return false;
+  size_t a = rng() % movable, b = rng() % (movable - 1);
+  std::swap(order[a], order[b >= a ? b + 1 : b]);
+  return true;
+}
+
 MappingOptions SketchSpace::mutate(std::mt19937_64& rng, const MappingOptions& parent) const {
   MappingOptions o = parent;
   o.best_effort = false;
@@ -214,12 +245,16 @@ MappingOptions SketchSpace::mutate(std::mt19937_64& rng, const MappingOptions& p
     for (const StatementOptions& s : o.statements)
       if (s.statement == statement_name(k) && s.fields.count("tile")) owners.push_back(int(k));
   int owner = pick(rng, owners);
-  auto [tile, reg] = owner < 0 ? TileSizes{o.tile, o.register_tile} : own_sizes(o, statement_name(size_t(owner)));
+  TileSizes own = owner < 0 ? TileSizes{o.tile, o.register_tile, o.cpu.point_loop_order}
+                            : own_sizes(o, statement_name(size_t(owner)));
+  auto& [tile, reg, order] = own;
   std::vector<int64_t> extents = owner < 0 ? extents_for(o, -1) : extents_for(o, owner);
   int lanes = std::max(1, o.cpu.vector_width);
   double move = double(rng() % 1000) / 1000;
-  if (move < 0.70) {
+  if (move < 0.62) {
     step_tile(rng, tile, reg, extents);
+  } else if (move < 0.70) {
+    if (!swap_loops(rng, order, tile, reg)) step_tile(rng, tile, reg, extents);
   } else if (move < 0.85) {
     if (!reg.empty()) sample_register(rng, tile, reg, extents, lanes);  // the tile keeps its sizes where it can
     else step_tile(rng, tile, reg, extents);
@@ -234,8 +269,8 @@ MappingOptions SketchSpace::mutate(std::mt19937_64& rng, const MappingOptions& p
   } else {
     o.cpu.vector_width = o.cpu.vector_width == host_vector_bytes() / 4 ? std::max(4, lanes / 2) : host_vector_bytes() / 4;
   }
-  if (owner < 0) o.tile = tile, o.register_tile = reg;
-  else set_own_sizes(o, statement_name(size_t(owner)), tile, reg);
+  if (owner < 0) o.tile = tile, o.register_tile = reg, o.cpu.point_loop_order = order;
+  else set_own_sizes(o, statement_name(size_t(owner)), own);
   return o;
 }
 

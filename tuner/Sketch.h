@@ -4,8 +4,9 @@
 // and whether a register tile sits inside, which operands are packed (transposed or not),
 // per-statement tiling where a kernel has several contractions. Its *annotations* are the
 // numbers inside: tile sizes drawn from the factorisations of each loop's extent, register
-// tile rows and vector columns sized for the host's registers, the unroll factor, the
-// vector width, pack depths, the parallel loop. Sketches start from the presets (which
+// tile rows and vector columns sized for the host's registers, the order of the point
+// loops outside the register tile, the unroll factor, the vector width, pack depths, the
+// parallel loop. Sketches start from the presets (which
 // read the kernel's class, layout and sizes) and vary their structure.
 #include <random>
 #include <string>
@@ -29,8 +30,8 @@ class SketchSpace {
   // Fresh annotations on sketch `s`: every number redrawn, the structure kept.
   MappingOptions sample(std::mt19937_64& rng, const Sketch& s) const;
   // One annotation of `parent` changed (Ansor's weights: mostly a tile size, moved to a
-  // neighbouring factor of its loop's extent or redrawn; else the register tile, the
-  // unroll factor, a pack's depth, the parallel loop or the vector width). Any options
+  // neighbouring factor of its loop's extent or redrawn; else two point loops swapped, the
+  // register tile, the unroll factor, a pack's depth, the parallel loop or the vector width). Any options
   // are accepted, not only those sampled here.
   MappingOptions mutate(std::mt19937_64& rng, const MappingOptions& parent) const;
 
@@ -47,6 +48,12 @@ class SketchSpace {
   void sample_register(std::mt19937_64& rng, std::vector<int64_t>& tile, std::vector<int64_t>& reg,
                        const std::vector<int64_t>& extents, int lanes) const;
   static void fit_to_register(std::vector<int64_t>& tile, const std::vector<int64_t>& reg);
+  // The point loops' order (an annotation): those outside the register tile shuffled, or
+  // two of them swapped (false where fewer than two may move).
+  static void shuffle_order(std::mt19937_64& rng, std::vector<int>& order, const std::vector<int64_t>& tile,
+                            const std::vector<int64_t>& reg);
+  static bool swap_loops(std::mt19937_64& rng, std::vector<int>& order, const std::vector<int64_t>& tile,
+                         const std::vector<int64_t>& reg);
   void step_tile(std::mt19937_64& rng, std::vector<int64_t>& tile, const std::vector<int64_t>& reg,
                  const std::vector<int64_t>& extents) const;
 

@@ -66,22 +66,29 @@ Status Task::start() {
 }
 
 // Each candidate's feature rows, lowered without LLVM on every core (each lowering has its
-// own isl context); none where the compiler refuses the options.
-std::vector<std::optional<FeatureRows>> Task::features_of(const std::vector<Candidate>& cs) const {
+// own isl context); none where the compiler refuses the options. A candidate lowered
+// before in this session is answered from lowered_.
+std::vector<std::optional<FeatureRows>> Task::features_of(const std::vector<Candidate>& cs) {
   const std::vector<MappingPass>& passes = find_target("cpu")->mapping_passes;
   std::vector<std::optional<FeatureRows>> out(cs.size());
+  std::vector<size_t> fresh;
+  for (size_t i = 0; i < cs.size(); ++i)
+    if (auto known = lowered_.find(cs[i].json); known != lowered_.end()) out[i] = known->second;
+    else fresh.push_back(i);
   std::atomic<size_t> next{0};
   auto work = [&] {
-    for (size_t i; (i = next++) < cs.size();) {
+    for (size_t j; (j = next++) < fresh.size();) {
+      size_t i = fresh[j];
       auto lowered = lower_to_loop_nest(*kernel_.def, kernel_.shapes, cs[i].options, passes);
       if (lowered) out[i] = extract_features(*kernel_.def, kernel_.shapes, lowered->nest);
     }
   };
-  size_t helpers = std::min<size_t>(cs.size(), std::max(1u, std::thread::hardware_concurrency())) - (cs.empty() ? 0 : 1);
+  size_t helpers = std::min<size_t>(fresh.size(), std::max(1u, std::thread::hardware_concurrency())) - (fresh.empty() ? 0 : 1);
   std::vector<std::thread> threads;
   for (size_t t = 0; t < helpers; ++t) threads.emplace_back(work);
   work();
   for (std::thread& t : threads) t.join();
+  for (size_t i : fresh) lowered_.emplace(cs[i].json, out[i]);
   return out;
 }
 

@@ -6,6 +6,7 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "kernel/KernelSetup.h"
@@ -41,7 +42,7 @@ class Task {
 
  private:
   std::vector<Candidate> choose(int want);
-  std::vector<std::optional<FeatureRows>> features_of(const std::vector<Candidate>& cs) const;
+  std::vector<std::optional<FeatureRows>> features_of(const std::vector<Candidate>& cs);
   // The worker's job for a candidate, and its time limit.
   std::pair<MeasureJob, double> job_for(const std::string& options, int min_calls, double min_total_ms, bool check);
   Status learn();
@@ -66,6 +67,9 @@ class Task {
   // The round being assembled: features and the model's score of each candidate.
   std::vector<FeatureRows> features_;
   std::vector<std::optional<double>> scores_;
+  // Each candidate lowered for its features once a session: a population not chosen may
+  // be drawn again in a later round (canonical options JSON -> rows; none: refused).
+  std::unordered_map<std::string, std::optional<FeatureRows>> lowered_;
 };
 
 }  // namespace tcs::tuner

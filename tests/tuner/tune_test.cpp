@@ -204,7 +204,8 @@ TEST(Search, DeterministicForASeedAndAlwaysValid) {
 
 // Sketches come from the kernel's structure and samples keep to them: a convolution's
 // tiles are factors (or powers of two) of its loops' extents, its register tile's columns
-// whole vectors, and every sample and move is valid options.
+// whole vectors, its point loops reordered only outside the register tile, and every
+// sample and move is valid options.
 TEST(Search, SketchesShapeTheSamples) {
   std::shared_ptr<const CheckedFile> file = check_source("conv.tc", R"(# sizes: N=2 C=4 H=18 W=18 F=8 KH=3 KW=3
 def conv2d(float(N,C,H,W) I, float(F,C,KH,KW) W1) -> (O) {
@@ -225,7 +226,7 @@ def conv2d(float(N,C,H,W) I, float(F,C,KH,KW) W1) -> (O) {
   EXPECT_EQ(SketchSpace::tile_choices(16), (std::vector<int64_t>{1, 2, 4, 8, 16}));
   EXPECT_EQ(SketchSpace::tile_choices(12), (std::vector<int64_t>{1, 2, 3, 4, 6, 8, 12}));
   std::mt19937_64 rng(7);
-  int invalid_moves = 0;
+  int invalid_moves = 0, reordered = 0;
   for (int i = 0; i < 200; ++i) {
     const Sketch& s = space.sketches()[size_t(i) % space.sketches().size()];
     MappingOptions o = space.sample(rng, s);
@@ -242,10 +243,18 @@ def conv2d(float(N,C,H,W) I, float(F,C,KH,KW) W1) -> (O) {
       }
     if (!o.register_tile.empty()) {
       EXPECT_EQ(o.register_tile.back() % o.cpu.vector_width, 0) << mapping_options_to_json(o);
+      const std::vector<int>& order = o.cpu.point_loop_order;
+      const std::vector<int>& base = s.base.cpu.point_loop_order;
+      ASSERT_EQ(order.size(), base.size()) << mapping_options_to_json(o);
+      EXPECT_TRUE(std::equal(order.end() - 2, order.end(), base.end() - 2)) << "register rows and columns stay innermost";
+      EXPECT_TRUE(std::is_permutation(order.begin(), order.end(), base.begin()));
     }
-    invalid_moves += !mapping_options_validate(space.mutate(rng, o));
+    MappingOptions moved = space.mutate(rng, o);
+    invalid_moves += !mapping_options_validate(moved);
+    reordered += o.cpu.point_loop_order != s.base.cpu.point_loop_order || moved.cpu.point_loop_order != o.cpu.point_loop_order;
   }
   EXPECT_LE(invalid_moves, 10) << "of 200 moves on valid samples";
+  EXPECT_GE(reordered, 20) << "the loop order is an annotation samples and moves change";
 }
 
 TEST(Tune, SeveralKernelsShareOneBudget) {
