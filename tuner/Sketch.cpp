@@ -229,10 +229,12 @@ void SketchSpace::shuffle_order(std::mt19937_64& rng, std::vector<int>& order, c
 
 bool SketchSpace::swap_loops(std::mt19937_64& rng, std::vector<int>& order, const std::vector<int64_t>& tile,
                              const std::vector<int64_t>& reg) {
-  size_t movable = movable_loops(order, tile, reg);
-  if (movable < 2) return false;
+  std::vector<int> moved = order;
+  size_t movable = movable_loops(moved, tile, reg);
+  if (movable < 2) return false;  // `order` as it was, unset if it was
   size_t a = rng() % movable, b = rng() % (movable - 1);
-  std::swap(order[a], order[b >= a ? b + 1 : b]);
+  std::swap(moved[a], moved[b >= a ? b + 1 : b]);
+  order = std::move(moved);
   return true;
 }
 
