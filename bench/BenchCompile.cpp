@@ -60,7 +60,7 @@ std::shared_ptr<tcs::CpuKernel> BenchDef::compile_json(const std::string& json, 
 }
 
 std::string BenchDef::tuned_json(const std::string& db, int threads, std::string* note) const {
-  auto best = tcs::tuner::best_options(db, *setup_, threads);
+  auto best = tcs::tuner::best_options(db, *setup_, threads, /*cold=*/true);
   if (!best) return *note = best.error(), std::string();
   *note = best->note;
   return best->record ? best->record->options_json : std::string();

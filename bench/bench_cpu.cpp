@@ -268,13 +268,14 @@ double cli_figure(const Workload& w, int rounds, bool quick) {
 }
 
 // Tunes one kernel into the --tuned cache with the product's own command, for each
-// thread count the benchmark runs (results are kept per thread count).
+// thread count the benchmark runs, timed with cold caches as this benchmark times every
+// contender (results are kept per thread count and per way of timing).
 void tune_first(const Workload& w, int trials) {
   for (int threads : {1, 2}) {
     std::string cmd = "'" + std::string(TCS_CLI_BINARY) + "' tune '" + w.dir + "/" + w.file + "'";
     for (const auto& [name, v] : w.sizes) cmd += " --size " + name + "=" + std::to_string(v);
     cmd += " --db '" + g_tuned + "' --threads " + std::to_string(threads) + " --trials " + std::to_string(trials) +
-           " --time-limit 600 2>&1";
+           " --time-limit 600 --cold 2>&1";
     std::fprintf(stderr, "tuning %s on %d thread(s) (at most %d trials, 10 minutes)...\n", w.name.c_str(), threads, trials);
     FILE* p = popen(cmd.c_str(), "r");
     if (!p) return;

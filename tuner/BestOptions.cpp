@@ -19,7 +19,8 @@ std::string number(double v) {
 
 }  // namespace
 
-Expected<BestOptions> best_options(const std::string& path, const KernelSetup& k, int threads, const std::string& target_name) {
+Expected<BestOptions> best_options(const std::string& path, const KernelSetup& k, int threads, bool cold,
+                                   const std::string& target_name) {
   const Target* target = find_target(target_name);
   if (!target || !target->identify) return Error{ErrorKind::Options, "target '" + target_name + "' cannot be tuned"};
   Workload w = workload_of(k);
@@ -27,6 +28,7 @@ Expected<BestOptions> best_options(const std::string& path, const KernelSetup& k
   BestOptions out;
   std::optional<BestRecord> record;
   int tuned_threads = threads;
+  bool tuned_cold = cold;
   if (std::filesystem::exists(path)) {
     auto cache = TuningCache::open(path, {.write = false});
     if (!cache) return cache.failure();
@@ -35,12 +37,13 @@ Expected<BestOptions> best_options(const std::string& path, const KernelSetup& k
     std::vector<int> counts = {threads};
     for (int t = 1, most = std::max<int>({threads, int(std::thread::hardware_concurrency()), 16}); t <= most; ++t)
       if (t != threads) counts.push_back(t);
-    for (size_t i = 0; i < counts.size() && !record; ++i) {
-      tuned_threads = counts[i];
-      auto found = (*cache)->best(w, tuning_target(machine, tuned_threads));
-      if (!found) return found.failure();
-      record = *found;
-    }
+    for (size_t i = 0; i < counts.size() && !record; ++i)
+      for (bool c : {cold, !cold}) {
+        tuned_threads = counts[i], tuned_cold = c;
+        auto found = (*cache)->best(w, tuning_target(machine, tuned_threads, c));
+        if (!found) return found.failure();
+        if ((record = *found)) break;
+      }
   }
   auto plural = [](int n) { return std::to_string(n) + (n == 1 ? " thread" : " threads"); };
   if (record) {
@@ -48,9 +51,10 @@ Expected<BestOptions> best_options(const std::string& path, const KernelSetup& k
     if (!options) return error_prefixed(options.failure(), "the tuned options of " + what + " in " + path + ": ");
     out.options = *options;
     out.note = "using tuned options for " + what + " from " + path + ": " + number(record->median_ms) + " ms, " +
-               number(record->gflops) + " GFLOP/s on " + plural(tuned_threads) + ", measured " +
-               local_time_text(record->updated_at);
+               number(record->gflops) + " GFLOP/s on " + plural(tuned_threads) + (tuned_cold ? " with cold caches" : "") +
+               ", measured " + local_time_text(record->updated_at);
     if (tuned_threads != threads) out.note += " (tuned for " + plural(tuned_threads) + ", not the " + plural(threads) + " of this run)";
+    if (tuned_cold != cold) out.note += tuned_cold ? " (timed with cold caches, not warm)" : " (timed with warm caches, not cold)";
     out.record = record;
     return out;
   }

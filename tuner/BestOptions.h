@@ -20,10 +20,11 @@ struct BestOptions {
 };
 
 // Looks up `kernel` run on `threads` threads of this machine's target `target` ("cpu") in
-// the cache at `path`. Without a record for that thread count, one for another is used
-// and the note says so. A missing file is "nothing tuned"; a file that cannot be read is
-// an error (Cache).
-Expected<BestOptions> best_options(const std::string& path, const KernelSetup& kernel, int threads,
+// the cache at `path`, tuned with cold caches or warm as `cold` says. Without a record
+// for that thread count, one for another is used, and for each thread count one timed
+// the other way; the note says so. A missing file is "nothing tuned"; a file that cannot
+// be read is an error (Cache).
+Expected<BestOptions> best_options(const std::string& path, const KernelSetup& kernel, int threads, bool cold = false,
                                    const std::string& target = "cpu");
 
 }  // namespace tcs::tuner

@@ -26,6 +26,7 @@ std::string settings_json(const TuneSettings& s) {
   w.field("patience_rounds", s.patience_rounds);
   w.field("remeasure", s.remeasure);
   w.field("overlap", s.overlap);
+  w.field("cold", s.cold);
   w.field("search", "presets, then sketch samples and moves on the fastest (tile sizes from factorisations); a model-scored population of 4x the batch plus one generation bred from its best predicted");
   w.end_object();
   return w.str();
@@ -41,7 +42,7 @@ Task::Task(TuningCache& cache, const KernelSetup& kernel, const TuneSettings& se
       rng_(settings.seed) {
   workload_ = workload_of(kernel);
   threads_ = settings.threads > 0 ? settings.threads : int(std::max(1u, std::thread::hardware_concurrency()));
-  target_ = tuning_target(find_target("cpu")->identify(), threads_);
+  target_ = tuning_target(find_target("cpu")->identify(), threads_, settings.cold);
 }
 
 Status Task::start() {
@@ -181,6 +182,7 @@ std::pair<MeasureJob, double> Task::job_for(const std::string& options, int min_
   job.min_calls = min_calls;
   job.min_total_ms = min_total_ms;
   job.cutoff_ms = check && progress_.best_ms ? kCutoffFactor * *progress_.best_ms : 0;
+  job.cold = settings_.cold;
   // A slow kernel timed many times needs longer than the per-candidate limit.
   double timeout = settings_.timeout_s;
   if (progress_.best_ms) timeout = std::max(timeout, 2 * ((min_calls + 3) * *progress_.best_ms + min_total_ms) / 1e3);

@@ -28,6 +28,7 @@ struct TuneSettings {
   int patience_rounds = 8;      // stop after this many rounds without a 1% gain
   int remeasure = 3;            // the fastest re-measured before the winner is declared
   bool overlap = true;          // send candidates ahead: the worker compiles them on every core between timings
+  bool cold = false;            // time with cold caches; results are kept apart from warm ones (tuning_target)
   // The measuring child: {PROGRAM, "worker", "--memory-mb", N} (tuner/Worker.h).
   std::vector<std::string> worker_command;
   std::string app_version = "0";

@@ -219,6 +219,7 @@ MeasureReply time_prepared(const Prepared& p) {
   try {
     MeasureRequest mr;
     mr.plan = TimingPlan{.warmup_calls = 1, .min_calls = job.min_calls, .min_total_ms = job.min_total_ms, .max_calls = 100000};
+    mr.cold_caches = job.cold;
     auto m = measure_kernel(*p.kernel, p.bench->inputs, mr);
     if (!m) return fail(job, TrialStatus::RuntimeFault, m.error(), p.compile_ms);
     return timed(job, p.compile_ms, m->timing.ms, m->timing.median_ms);

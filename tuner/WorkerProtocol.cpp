@@ -22,7 +22,7 @@ std::string job_to_line(const MeasureJob& j) {
   return json{{"id", j.id},           {"source", j.source},         {"entry", j.entry},
               {"sizes", sizes},       {"options", j.options_json},  {"threads", j.threads},
               {"check", j.check},     {"min_calls", j.min_calls},   {"min_total_ms", j.min_total_ms},
-              {"cutoff_ms", j.cutoff_ms}}
+              {"cutoff_ms", j.cutoff_ms}, {"cold", j.cold}}
       .dump();
 }
 
@@ -40,6 +40,7 @@ Expected<MeasureJob> job_from_line(std::string_view line) {
     j.min_calls = v.at("min_calls").get<int>();
     j.min_total_ms = v.at("min_total_ms").get<double>();
     j.cutoff_ms = v.value("cutoff_ms", 0.0);
+    j.cold = v.value("cold", false);
     return j;
   } catch (const json::exception& e) {
     return protocol_error("a job", e);

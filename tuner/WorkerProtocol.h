@@ -28,6 +28,9 @@ struct MeasureJob {
   // its time (0: always time it). The tuner passes a multiple of the best so far, so a
   // hopeless candidate costs one run, not a minimum of calls.
   double cutoff_ms = 0;
+  // Time with cold caches: each call on its own copy of the buffers, in rotation over
+  // 64 MiB (MeasureRequest::cold_caches, the peers' and bench_cpu's method).
+  bool cold = false;
 };
 
 struct MeasureReply {

@@ -74,10 +74,11 @@ Workload workload_of(const KernelSetup& k) {
   return w;
 }
 
-TargetIdentity tuning_target(const TargetIdentity& machine, int threads) {
+TargetIdentity tuning_target(const TargetIdentity& machine, int threads, bool cold) {
   TargetIdentity t = machine;
   t.description += ", " + std::to_string(threads) + (threads == 1 ? " thread" : " threads");
   t.fingerprint += ";threads=" + std::to_string(threads);
+  if (cold) t.description += ", cold caches", t.fingerprint += ";caches=cold";
   return t;
 }
 

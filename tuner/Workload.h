@@ -25,8 +25,9 @@ struct Workload {
 Workload workload_of(const KernelSetup& kernel);
 
 // The other half of a result's key: the machine (Target::identify) running the kernel on
-// `threads` threads. Options fast on two threads may not be on one, so each thread count
-// is tuned, stored and looked up on its own.
-TargetIdentity tuning_target(const TargetIdentity& machine, int threads);
+// `threads` threads, timed with warm or cold caches. Options fast on two threads may not
+// be on one, nor those fastest when the data sits in cache when it comes from memory
+// (a small batched matmul, a layernorm), so each is tuned, stored and looked up on its own.
+TargetIdentity tuning_target(const TargetIdentity& machine, int threads, bool cold = false);
 
 }  // namespace tcs::tuner

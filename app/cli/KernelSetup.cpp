@@ -120,7 +120,8 @@ std::variant<MappingOptions, int> mapping_options_from_args(const ParsedArgs& ar
     // The run's thread count where it has one (run --threads), else every core, as a run uses.
     int threads = int(std::max(1u, std::thread::hardware_concurrency()));
     if (auto t = args.get("threads")) threads = std::max(1, std::atoi(t->c_str()));
-    auto best = tuner::best_options(cache_path_from_args(args), k, threads);
+    // Records timed as this run will be timed first (run --repeat --cold).
+    auto best = tuner::best_options(cache_path_from_args(args), k, threads, args.has("cold"));
     if (!best) {
       std::cerr << "error: " << best.error() << "\n";
       return kUserError;

@@ -35,7 +35,8 @@ Runs a def: compiled for this CPU (the default), or with the reference interpret
   --best                  the tuned options of this kernel and sizes on this machine from
                           the tuning cache (--db PATH, default ~/.local/share/tcstudio/
                           cache.sqlite); says on stderr which record it used, or that it
-                          used the default preset
+                          used the default preset; with --cold, a record tuned with cold
+                          caches (tune --cold) first
   --check                 also run the interpreter on the same inputs and compare every
                           output (error bound per element type; NaN passes only where the
                           interpreter has NaN too); prints

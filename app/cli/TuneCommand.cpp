@@ -23,7 +23,7 @@ namespace tcs::cli {
 static const char* kTuneHelp = R"(usage: tcstudio-cli tune FILE.tc [--entry NAME] [--size NAME=INT ...]
                         [--size-set "NAME=INT ..." ...] [--db PATH]
                         [--trials N] [--time-limit SEC] [--seed S] [--batch N]
-                        [--threads N] [--timeout SEC] [--no-overlap] [--json]
+                        [--threads N] [--timeout SEC] [--cold] [--no-overlap] [--json]
 
 Searches mapping options for a kernel at its sizes on this machine and keeps every
 measurement in the tuning cache (--db PATH, default ~/.local/share/tcstudio/cache.sqlite).
@@ -42,6 +42,9 @@ everything measured.
   --batch N         candidates per round, stored together (default 16)
   --threads N       threads of each candidate (default: all cores)
   --timeout SEC     per candidate: compile, check and time (default 20)
+  --cold            time every candidate with cold caches (each call on its own copy of
+                    the buffers, over 64 MiB), as run --repeat --cold and the benchmarks do;
+                    kept apart from warm results, and run --best --cold prefers them
   --no-overlap      compile one candidate at a time (by default candidates are compiled
                     and checked on every core at once, between timings; each is timed alone)
   --json            the result as JSON on stdout instead of the summary
@@ -173,6 +176,7 @@ int command_tune(const std::vector<std::string>& argv) {
                                {"batch", true},
                                {"threads", true},
                                {"timeout", true},
+                               {"cold", false},
                                {"no-overlap", false},
                                {"json", false}},
                               "tune", kTuneHelp);
@@ -193,6 +197,7 @@ int command_tune(const std::vector<std::string>& argv) {
   s.time_limit_s = time_limit;
   s.timeout_s = timeout;
   s.overlap = !args.has("no-overlap");
+  s.cold = args.has("cold");
   if (auto v = args.get("seed"); v && !parse_number(*v, s.seed)) {
     std::cerr << "tcstudio-cli tune: --seed takes an unsigned integer, not '" << *v << "'\n";
     return kUsageError;
@@ -279,8 +284,8 @@ int command_tune(const std::vector<std::string>& argv) {
                 << " on a held-out fifth, " << p.model_online_rank << " on the candidates it chose\n";
     if (r.best)
       std::cout << "  best " << r.best->median_ms << " ms, " << r.best->gflops << " GFLOP/s over " << r.best->verified_repeats
-                << " runs; use it with: tcstudio-cli run " << args.positional[0] << " --entry " << w.entry << size_flags(w.sizes)
-                << " --best\n";
+                << (s.cold ? " runs with cold caches" : " runs") << "; use it with: tcstudio-cli run " << args.positional[0]
+                << " --entry " << w.entry << size_flags(w.sizes) << (s.cold ? " --best --repeat 100 --cold" : " --best") << "\n";
     else
       std::cout << "  no candidate ran correctly; see 'tcstudio-cli cache show " << w.key << "'\n";
   }

@@ -402,6 +402,26 @@ TEST(Cache, BestIsPerWorkloadAndMachineAndSaysWhenThereIsNone) {
   auto one_thread = best_options(path, setup_of(kMatmul), 1);
   ASSERT_TRUE(one_thread && one_thread->record);
   EXPECT_NE(one_thread->note.find("(tuned for 2 threads, not the 1 thread of this run)"), std::string::npos) << one_thread->note;
+  // Timed with cold caches is a record of its own: a cold run falls back to the warm
+  // one and says so, until one tuned cold exists; warm runs keep theirs.
+  auto cold_fallback = best_options(path, setup_of(kMatmul), 2, /*cold=*/true);
+  ASSERT_TRUE(cold_fallback && cold_fallback->record);
+  EXPECT_NE(cold_fallback->note.find("(timed with warm caches, not cold)"), std::string::npos) << cold_fallback->note;
+  {
+    auto cache = TuningCache::open(path);
+    ASSERT_TRUE(cache);
+    TargetIdentity cold = tuning_target(find_target("cpu")->identify(), 2, true);
+    EXPECT_NE(cold.fingerprint, here().fingerprint);
+    ASSERT_TRUE((*cache)->record_trials(0, w, cold, {ok_trial(5, 0.7)}));
+  }
+  auto cold_record = best_options(path, setup_of(kMatmul), 2, true);
+  ASSERT_TRUE(cold_record && cold_record->record);
+  EXPECT_EQ(cold_record->options.tile, (std::vector<int64_t>{5, 8}));
+  EXPECT_NE(cold_record->note.find("on 2 threads with cold caches"), std::string::npos) << cold_record->note;
+  EXPECT_EQ(cold_record->note.find("not cold"), std::string::npos) << cold_record->note;
+  auto still_warm = best_options(path, setup_of(kMatmul), 2);
+  ASSERT_TRUE(still_warm && still_warm->record);
+  EXPECT_EQ(still_warm->options.tile, (std::vector<int64_t>{1, 8}));
   auto other_size = best_options(path, setup_of(kMatmul, {{"M", 64}}), 2);
   ASSERT_TRUE(other_size);
   EXPECT_FALSE(other_size->record);

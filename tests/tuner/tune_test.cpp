@@ -279,3 +279,27 @@ TEST(Tune, SeveralKernelsShareOneBudget) {
   ASSERT_TRUE(listed);
   EXPECT_EQ(listed->size(), 2u);
 }
+
+// A session timed with cold caches runs every candidate on rotated copies of its buffers
+// and keeps its results apart from warm ones: the warm target has nothing measured.
+TEST(Tune, ColdCachesAreTunedAndKeptApart) {
+  Fixture f;
+  auto cache = TuningCache::open(f.db());
+  ASSERT_TRUE(cache) << cache.error();
+  TuneSettings s = quick({TCS_CLI, "worker"}, 5);
+  s.cold = true;
+  auto results = tune_tasks(**cache, {&f.kernel}, s, nullptr);
+  ASSERT_TRUE(results) << results.error();
+  ASSERT_TRUE((*results)[0].best);
+  EXPECT_EQ((*results)[0].progress.failures, 0);
+  TargetIdentity machine = find_target("cpu")->identify();
+  Workload w = workload_of(f.kernel);
+  auto cold = (*cache)->best(w, tuning_target(machine, 1, true));
+  auto warm = (*cache)->best(w, tuning_target(machine, 1, false));
+  ASSERT_TRUE(cold && warm);
+  EXPECT_TRUE(*cold);
+  EXPECT_FALSE(*warm);
+  auto measured_warm = (*cache)->measured_options(w, tuning_target(machine, 1, false));
+  ASSERT_TRUE(measured_warm);
+  EXPECT_TRUE(measured_warm->empty()) << "a warm session would measure every candidate again";
+}
