@@ -176,11 +176,15 @@ void SketchSpace::sample_register(std::mt19937_64& rng, std::vector<int64_t>& ti
     reg[i] = 1 + int64_t(rng() % uint64_t(std::clamp<int64_t>(std::min(room, e), 1, 16)));
     room = std::max<int64_t>(1, room / reg[i]);
   }
-  fit_to_register(tile, reg);
+  fit_to_register(tile, reg, extents);
 }
 
-void SketchSpace::fit_to_register(std::vector<int64_t>& tile, const std::vector<int64_t>& reg) {
-  for (size_t i = 0; i < reg.size() && i < tile.size(); ++i) tile[i] = std::max(reg[i], tile[i] / reg[i] * reg[i]);
+void SketchSpace::fit_to_register(std::vector<int64_t>& tile, const std::vector<int64_t>& reg,
+                                  const std::vector<int64_t>& extents) {
+  for (size_t i = 0; i < reg.size() && i < tile.size(); ++i) {
+    bool whole = i < extents.size() && extents[i] > 0 && tile[i] >= extents[i];
+    if (!whole) tile[i] = std::max(reg[i], tile[i] / reg[i] * reg[i]);
+  }
 }
 
 MappingOptions SketchSpace::sample(std::mt19937_64& rng, const Sketch& s) const {
@@ -218,7 +222,7 @@ void SketchSpace::step_tile(std::mt19937_64& rng, std::vector<int64_t>& tile, co
   if (rng() % 4 == 0) tile[i] = pick(rng, choices);  // redrawn
   else if (rng() % 2 && larger != choices.end()) tile[i] = *larger;
   else if (smaller != choices.begin()) tile[i] = *(smaller - 1);
-  fit_to_register(tile, reg);
+  fit_to_register(tile, reg, extents);
 }
 
 void SketchSpace::shuffle_order(std::mt19937_64& rng, std::vector<int>& order, const std::vector<int64_t>& tile,

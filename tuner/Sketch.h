@@ -47,7 +47,10 @@ class SketchSpace {
   void sample_tile(std::mt19937_64& rng, std::vector<int64_t>& tile, const std::vector<int64_t>& extents) const;
   void sample_register(std::mt19937_64& rng, std::vector<int64_t>& tile, std::vector<int64_t>& reg,
                        const std::vector<int64_t>& extents, int lanes) const;
-  static void fit_to_register(std::vector<int64_t>& tile, const std::vector<int64_t>& reg);
+  // Each tile a multiple of the register tile inside it, except one covering its loop's
+  // whole extent: that one stays whole, and the register tile's last step is partial
+  // inside it (bmm's 26 rows in steps of 6: one tile, not 24 and a tile of 2).
+  static void fit_to_register(std::vector<int64_t>& tile, const std::vector<int64_t>& reg, const std::vector<int64_t>& extents);
   // The point loops' order (an annotation): those outside the register tile shuffled, or
   // two of them swapped (false where fewer than two may move).
   static void shuffle_order(std::mt19937_64& rng, std::vector<int>& order, const std::vector<int64_t>& tile,

@@ -226,7 +226,7 @@ def conv2d(float(N,C,H,W) I, float(F,C,KH,KW) W1) -> (O) {
   EXPECT_EQ(SketchSpace::tile_choices(16), (std::vector<int64_t>{1, 2, 4, 8, 16}));
   EXPECT_EQ(SketchSpace::tile_choices(12), (std::vector<int64_t>{1, 2, 3, 4, 6, 8, 12}));
   std::mt19937_64 rng(7);
-  int invalid_moves = 0, reordered = 0;
+  int invalid_moves = 0, reordered = 0, whole_with_partial_step = 0;
   for (int i = 0; i < 200; ++i) {
     const Sketch& s = space.sketches()[size_t(i) % space.sketches().size()];
     MappingOptions o = space.sample(rng, s);
@@ -243,6 +243,7 @@ def conv2d(float(N,C,H,W) I, float(F,C,KH,KW) W1) -> (O) {
       }
     if (!o.register_tile.empty()) {
       EXPECT_EQ(o.register_tile.back() % o.cpu.vector_width, 0) << mapping_options_to_json(o);
+      whole_with_partial_step += o.tile.size() == extents.size() && o.tile[1] == extents[1] && extents[1] % o.register_tile[1] != 0;
       const std::vector<int>& order = o.cpu.point_loop_order;
       const std::vector<int>& base = s.base.cpu.point_loop_order;
       ASSERT_EQ(order.size(), base.size()) << mapping_options_to_json(o);
@@ -255,6 +256,7 @@ def conv2d(float(N,C,H,W) I, float(F,C,KH,KW) W1) -> (O) {
   }
   EXPECT_LE(invalid_moves, 10) << "of 200 moves on valid samples";
   EXPECT_GE(reordered, 20) << "the loop order is an annotation samples and moves change";
+  EXPECT_GE(whole_with_partial_step, 1) << "a tile over its loop's whole extent stays whole whatever the register tile";
 }
 
 TEST(Tune, SeveralKernelsShareOneBudget) {
