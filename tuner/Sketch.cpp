@@ -48,13 +48,38 @@ void set_own_sizes(MappingOptions& o, const std::string& statement, const TileSi
   }
 }
 
-// The point loops a loop order may move: all of a tiled band's, except a register tile's
-// rows and vector columns, which stay innermost where its accumulators live (the order
-// the presets give). The schedule's own order where none is set.
-size_t movable_loops(std::vector<int>& order, const std::vector<int64_t>& tile, const std::vector<int64_t>& reg) {
-  if (tile.empty()) return 0;
-  if (order.size() != tile.size()) order.resize(tile.size()), std::iota(order.begin(), order.end(), 0);
-  return order.size() - (reg.empty() ? 0 : std::min<size_t>(2, order.size()));
+// The point loops' order is an annotation: of a tiled band's loops, all may move except a
+// register tile's rows and vector columns, which stay innermost where its accumulators
+// live (the order the presets give). An order is only written where loops moved; it
+// starts from the schedule's own where none fits the band.
+size_t movable_loops(const std::vector<int64_t>& tile, const std::vector<int64_t>& reg) {
+  return tile.size() - (reg.empty() ? 0 : std::min<size_t>(2, tile.size()));
+}
+
+std::vector<int> order_over(std::vector<int> order, size_t loops) {
+  if (order.size() != loops) order.resize(loops), std::iota(order.begin(), order.end(), 0);
+  return order;
+}
+
+// The loops that may move shuffled.
+void shuffle_order(std::mt19937_64& rng, std::vector<int>& order, const std::vector<int64_t>& tile,
+                   const std::vector<int64_t>& reg) {
+  size_t movable = movable_loops(tile, reg);
+  if (movable < 2) return;
+  order = order_over(std::move(order), tile.size());
+  std::shuffle(order.begin(), order.begin() + long(movable), rng);
+}
+
+// Two of the loops that may move swapped; false (and `order` untouched) where fewer than
+// two may.
+bool swap_loops(std::mt19937_64& rng, std::vector<int>& order, const std::vector<int64_t>& tile,
+                const std::vector<int64_t>& reg) {
+  size_t movable = movable_loops(tile, reg);
+  if (movable < 2) return false;
+  order = order_over(std::move(order), tile.size());
+  size_t a = rng() % movable, b = rng() % (movable - 1);
+  std::swap(order[a], order[b >= a ? b + 1 : b]);
+  return true;
 }
 
 // The accumulators a register tile may keep in vector registers: three quarters of the
@@ -223,23 +248,6 @@ void SketchSpace::step_tile(std::mt19937_64& rng, std::vector<int64_t>& tile, co
   else if (rng() % 2 && larger != choices.end()) tile[i] = *larger;
   else if (smaller != choices.begin()) tile[i] = *(smaller - 1);
   fit_to_register(tile, reg, extents);
-}
-
-void SketchSpace::shuffle_order(std::mt19937_64& rng, std::vector<int>& order, const std::vector<int64_t>& tile,
-                                const std::vector<int64_t>& reg) {
-  size_t movable = movable_loops(order, tile, reg);
-  std::shuffle(order.begin(), order.begin() + long(movable), rng);
-}
-
-bool SketchSpace::swap_loops(std::mt19937_64& rng, std::vector<int>& order, const std::vector<int64_t>& tile,
-                             const std::vector<int64_t>& reg) {
-  std::vector<int> moved = order;
-  size_t movable = movable_loops(moved, tile, reg);
-  if (movable < 2) return false;  // `order` as it was, unset if it was
-  size_t a = rng() % movable, b = rng() % (movable - 1);
-  std::swap(moved[a], moved[b >= a ? b + 1 : b]);
-  order = std::move(moved);
-  return true;
 }
 
 MappingOptions SketchSpace::mutate(std::mt19937_64& rng, const MappingOptions& parent) const {

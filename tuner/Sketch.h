@@ -6,8 +6,8 @@
 // numbers inside: tile sizes drawn from the factorisations of each loop's extent, register
 // tile rows and vector columns sized for the host's registers, the order of the point
 // loops outside the register tile, the unroll factor, the vector width, pack depths, the
-// parallel loop. Sketches start from the presets (which
-// read the kernel's class, layout and sizes) and vary their structure.
+// parallel loop. Sketches start from the presets (which read the kernel's class, layout
+// and sizes) and vary their structure.
 #include <random>
 #include <string>
 #include <vector>
@@ -31,8 +31,8 @@ class SketchSpace {
   MappingOptions sample(std::mt19937_64& rng, const Sketch& s) const;
   // One annotation of `parent` changed (Ansor's weights: mostly a tile size, moved to a
   // neighbouring factor of its loop's extent or redrawn; else two point loops swapped, the
-  // register tile, the unroll factor, a pack's depth, the parallel loop or the vector width). Any options
-  // are accepted, not only those sampled here.
+  // register tile, the unroll factor, a pack's depth, the parallel loop or the vector
+  // width). Any options are accepted, not only those sampled here.
   MappingOptions mutate(std::mt19937_64& rng, const MappingOptions& parent) const;
 
   // The sizes a tile of a loop with this extent is drawn from: its divisors up to 1024 and
@@ -51,12 +51,6 @@ class SketchSpace {
   // whole extent: that one stays whole, and the register tile's last step is partial
   // inside it (bmm's 26 rows in steps of 6: one tile, not 24 and a tile of 2).
   static void fit_to_register(std::vector<int64_t>& tile, const std::vector<int64_t>& reg, const std::vector<int64_t>& extents);
-  // The point loops' order (an annotation): those outside the register tile shuffled, or
-  // two of them swapped (false where fewer than two may move).
-  static void shuffle_order(std::mt19937_64& rng, std::vector<int>& order, const std::vector<int64_t>& tile,
-                            const std::vector<int64_t>& reg);
-  static bool swap_loops(std::mt19937_64& rng, std::vector<int>& order, const std::vector<int64_t>& tile,
-                         const std::vector<int64_t>& reg);
   void step_tile(std::mt19937_64& rng, std::vector<int64_t>& tile, const std::vector<int64_t>& reg,
                  const std::vector<int64_t>& extents) const;
 
