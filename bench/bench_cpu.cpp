@@ -44,7 +44,7 @@ namespace {
 
 using bench::Workload;
 
-// Every tensor of a kernel replicated into enough slots to cover 64 MiB, so every call
+// Every tensor of a kernel replicated into the core's cold_copies slots, so every call
 // starts with cold caches (the peers' method). Inputs are equal in every slot.
 struct Slots {
   std::vector<bench::TensorSpec> tensors;
@@ -56,7 +56,7 @@ struct Slots {
   Slots(const std::vector<bench::TensorSpec>& specs, const Workload& w) : tensors(specs), checked(w.checked) {
     size_t bytes = 0;
     for (const auto& t : tensors) bytes += size_t(t.numel) * sizeof(float);
-    size_t count = std::max<size_t>(2, (size_t(64) << 20) / bytes + 1);
+    size_t count = tcs::cold_copies(bytes);
     std::mt19937 rng(42);
     std::uniform_real_distribution<float> u(-1, 1);
     data.resize(count);
@@ -109,10 +109,6 @@ std::string one_line(const std::string& json) {
   return out;
 }
 
-// Median milliseconds of cold calls through the compiler's one timing routine: a warm-up
-// over every slot, then at least `calls` calls and `seconds` of them, each timed alone.
-// --quick warms up with one call only (naive sgemm takes seconds a call).
-bool g_quick = false;
 std::string g_only;   // --only, as given
 std::string g_tuned;  // --tuned DB
 
@@ -126,9 +122,12 @@ std::vector<Workload> selected_workloads() {
     if (std::any_of(prefixes.begin(), prefixes.end(), [&](const std::string& p) { return w.name.starts_with(p); })) out.push_back(w);
   return out;
 }
+// Median milliseconds of cold calls through the core's one timing routine, as the CLI's
+// run --cold times them: a warm-up over every slot, then at least `calls` calls and
+// `seconds` of them, each timed alone.
 double time_cold(const Call& call, const Slots& slots, int calls, double seconds) {
-  tcs::TimingPlan plan{.warmup_calls = g_quick ? 1 : int(slots.size()), .min_calls = calls, .min_total_ms = seconds * 1e3};
-  auto t = tcs::time_calls([&](size_t i) { return call(i % slots.size()), tcs::success(); }, plan);
+  tcs::TimingPlan plan{.min_calls = calls, .min_total_ms = seconds * 1e3};
+  auto t = tcs::time_rotating([&](size_t slot) { return call(slot), tcs::success(); }, slots.size(), plan);
   return t ? t->median_ms : INFINITY;
 }
 
@@ -481,7 +480,6 @@ int main(int argc, char** argv) {
     }
   }
   if (quick && !rounds_given) rounds = 1;
-  g_quick = quick;
   if (is_child) return child(threads, rounds, quick);
   std::string self = "/proc/self/exe";
   char buf[4096];

@@ -17,15 +17,13 @@ class InterpreterKernel final : public Kernel {
   Status run_buffers(std::vector<Tensor>& buffers) const override { return interpret_buffers(def(), shapes(), buffers); }
 };
 
-// Every timed call gets its own copy of the inputs' buffers, in rotation: one set when
-// warm, enough sets to cover 64 MiB when cold.
+// The buffers the timed calls use in rotation: one set when warm, cold_copies when cold.
 Expected<std::vector<std::vector<Tensor>>> timing_slots(const Kernel& kernel, const TensorMap& inputs, bool cold) {
   auto first = kernel_buffers(kernel.def(), kernel.shapes(), inputs, kernel.local_temporaries());
   if (!first) return first.failure();
   size_t bytes = 0;
   for (const Tensor& t : *first) bytes += t.data.size();
-  size_t count = cold ? std::max<size_t>(2, (size_t(64) << 20) / std::max<size_t>(bytes, 1) + 1) : 1;
-  std::vector<std::vector<Tensor>> slots(count, *first);
+  std::vector<std::vector<Tensor>> slots(cold ? cold_copies(bytes) : 1, *first);
   return slots;
 }
 
@@ -55,10 +53,7 @@ Expected<Measurement> measure_kernel(const Kernel& kernel, const TensorMap& inpu
     auto slots = timing_slots(kernel, inputs, request.cold_caches);
     if (!slots) return slots.failure();
     stage("timing");
-    TimingPlan plan = request.plan;
-    // Warm up over every slot once, so the timed calls see no first-touch page faults.
-    plan.warmup_calls = std::max(plan.warmup_calls, int(slots->size()));
-    auto timing = time_calls([&](size_t i) { return kernel.run_buffers((*slots)[i % slots->size()]); }, plan);
+    auto timing = time_rotating([&](size_t i) { return kernel.run_buffers((*slots)[i]); }, slots->size(), request.plan);
     if (!timing) return timing.failure();
     m.timing = std::move(*timing);
   }

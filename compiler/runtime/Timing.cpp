@@ -16,7 +16,12 @@ Expected<Timing> time_calls(const std::function<Status(size_t call)>& call, cons
   using Clock = std::chrono::steady_clock;
   auto cancelled = [&] { return plan.cancel && plan.cancel->load(); };
   size_t i = 0;
-  for (; i < size_t(std::max(0, plan.warmup_calls)); ++i) {
+  auto warm_start = Clock::now();
+  auto warming = [&] {
+    return i < size_t(std::max(0, plan.warmup_calls)) ||
+           std::chrono::duration<double, std::milli>(Clock::now() - warm_start).count() < plan.min_warmup_ms;
+  };
+  for (; warming(); ++i) {
     if (cancelled()) return Error{ErrorKind::Cancelled, "timing cancelled"};
     if (Status s = call(i); !s) return s.failure();
   }
@@ -35,6 +40,16 @@ Expected<Timing> time_calls(const std::function<Status(size_t call)>& call, cons
   t.median_ms = median_of(t.ms);
   t.best_ms = t.ms.empty() ? 0 : *std::min_element(t.ms.begin(), t.ms.end());
   return t;
+}
+
+size_t cold_copies(size_t bytes_per_copy) {
+  return std::max<size_t>(2, (size_t(64) << 20) / std::max<size_t>(bytes_per_copy, 1) + 1);
+}
+
+Expected<Timing> time_rotating(const std::function<Status(size_t copy)>& call, size_t copies, TimingPlan plan) {
+  copies = std::max<size_t>(copies, 1);
+  plan.warmup_calls = std::max(plan.warmup_calls, int(copies));
+  return time_calls([&](size_t i) { return call(i % copies); }, plan);
 }
 
 }  // namespace tcs

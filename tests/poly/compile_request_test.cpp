@@ -1,6 +1,8 @@
 // The compiler's one call from plain data: requests survive JSON, errors carry their kind,
 // and a measured kernel's outputs are the interpreter's.
 #include <gtest/gtest.h>
+#include <chrono>
+#include <thread>
 
 #include "Compiler.h"
 #include "kernel/Measure.h"
@@ -157,16 +159,38 @@ TEST(Timing, MedianAndCancel) {
   EXPECT_DOUBLE_EQ(median_of({3, 1, 2}), 2);
   EXPECT_DOUBLE_EQ(median_of({4, 1, 3, 2}), 2.5);
   int calls = 0;
-  auto t = time_calls([&](size_t) { ++calls; return success(); }, TimingPlan{.warmup_calls = 2, .min_calls = 4});
+  auto t = time_calls([&](size_t) { ++calls; return success(); }, TimingPlan{.warmup_calls = 2, .min_warmup_ms = 0, .min_calls = 4});
   ASSERT_TRUE(t);
   EXPECT_EQ(calls, 6);
   EXPECT_EQ(t->ms.size(), 4u);
+  // The warm-up lasts min_warmup_ms as well as warmup_calls.
+  calls = 0;
+  auto settled = time_calls([&](size_t) {
+    ++calls;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    return success();
+  }, TimingPlan{.warmup_calls = 1, .min_warmup_ms = 20, .min_calls = 2});
+  ASSERT_TRUE(settled);
+  EXPECT_GE(calls, 2 + 10);
+  EXPECT_LE(calls, 2 + 21);
+  // Rotation: the warm-up visits every copy, and each call gets one of them.
+  std::vector<int> visits(5, 0);
+  auto rotated = time_rotating([&](size_t copy) -> Status {
+    if (copy >= visits.size()) return Error{ErrorKind::Internal, "copy out of range"};
+    ++visits[copy];
+    return success();
+  }, visits.size(), TimingPlan{.warmup_calls = 1, .min_warmup_ms = 0, .min_calls = 3});
+  ASSERT_TRUE(rotated) << rotated.error();
+  EXPECT_EQ(rotated->ms.size(), 3u);
+  EXPECT_EQ(visits, (std::vector<int>{2, 2, 2, 1, 1}));
+  EXPECT_EQ(cold_copies(size_t(64) << 20), 2u);
+  EXPECT_EQ(cold_copies(size_t(8) << 20), 9u);
   std::atomic<bool> cancel{true};
   EXPECT_EQ(time_calls([&](size_t) { return success(); }, TimingPlan{.cancel = &cancel}).error_kind(), ErrorKind::Cancelled);
   auto failing = time_calls([&](size_t i) -> Status {
     if (i == 2) return Error{ErrorKind::RuntimeFault, "boom"};
     return success();
-  }, TimingPlan{.warmup_calls = 0, .min_calls = 5});
+  }, TimingPlan{.warmup_calls = 0, .min_warmup_ms = 0, .min_calls = 5});
   EXPECT_EQ(failing.error_kind(), ErrorKind::RuntimeFault);
 }
 
