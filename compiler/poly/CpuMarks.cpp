@@ -32,6 +32,9 @@ class CpuMarker {
   bool mark_band(const isl::schedule_node_band& band, const std::vector<int>& ids, bool parallel_above) {
     const MappingOptions& o = job_.options_for(band);  // the kernel's, or its statements' own
     bool innermost = !has_band_below(band);
+    // The lanes of the band's last loop when it will be vectorised (decided below).
+    bool vector_last = innermost && o.cpu.vectorize && o.cpu.vector_width > 1 && band.member_get_coincident(int(ids.size()) - 1);
+    bool unroll_register_tile = unrolls_register_tile(ids, vector_last ? o.cpu.vector_width : 1);
     for (size_t i = 0; i < ids.size(); ++i) {
       LoopInfo& info = job_.loops[ids[i]];
       info.coincident = band.member_get_coincident(int(i));
@@ -44,7 +47,7 @@ class CpuMarker {
       // Register tiles: the members the register tile bounds are unrolled; the reduction
       // loop around them may keep the accumulators in registers.
       if (info.role == LoopRole::RegisterPoint) {
-        if (info.tile_size > 0 && register_points(ids) <= kMaxUnrolledPoints) info.register_tile = true, info.unroll = -1;
+        if (info.tile_size > 0 && unroll_register_tile) info.register_tile = true, info.unroll = -1;
         else if (!info.coincident && o.cpu.register_accumulate) info.accumulate = true;
       }
       bool last = i + 1 == ids.size();
@@ -66,15 +69,23 @@ class CpuMarker {
     return parallel_above;
   }
 
-  // Statement copies a fully unrolled register tile makes; past this, unrolling costs
-  // more compile time than it saves and there are not enough registers anyway.
+  // A register tile is unrolled when its statement copies are few enough (past 256,
+  // unrolling costs more compile time than it saves) or, vectorised, when its vector
+  // operations fit the largest vector register file (32). A rolled register tile loses its
+  // accumulators to memory: batched matmul's 12 x 32 tile (24 vectors, 384 copies) ran 17
+  // times slower rolled than unrolled.
   static constexpr int64_t kMaxUnrolledPoints = 256;
+  static constexpr int64_t kMaxUnrolledVectors = 32;
 
-  int64_t register_points(const std::vector<int>& ids) const {
-    int64_t n = 1;
-    for (int id : ids)
-      if (int64_t t = job_.loops.at(id).tile_size; t > 0) n *= t;
-    return n;
+  bool unrolls_register_tile(const std::vector<int>& ids, int lanes) const {
+    int64_t points = 1, vectors = 1;
+    for (size_t i = 0; i < ids.size(); ++i) {
+      int64_t t = job_.loops.at(ids[i]).tile_size;
+      if (t <= 0) continue;
+      points *= t;
+      vectors *= i + 1 == ids.size() ? (t + lanes - 1) / lanes : t;
+    }
+    return points <= kMaxUnrolledPoints || (lanes > 1 && vectors <= kMaxUnrolledVectors);
   }
 
   PolyJob& job_;

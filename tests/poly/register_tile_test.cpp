@@ -95,5 +95,23 @@ TEST(RegisterTile, TheFullTileTestGoesOutsideEverySummedLoop) {
   EXPECT_EQ(count(text, "if ("), 1) << text;
 }
 
+TEST(RegisterTile, TwentyFourVectorsUnrollThoughTheyHoldMoreThan256Points) {
+  // 12 rows of two 16-lane vectors: 384 statement copies but 24 vector operations. Rolled,
+  // its accumulators went through memory and batched matmul ran 17 times slower; unrolled,
+  // they stay in registers. Past 32 vectors (and past 256 points) it stays rolled.
+  const char* bmm = "def bmm(float(B,M,K) X, float(B,K,N) Y) -> (Z) { Z(b, m, n) +=! X(b, m, k) * Y(b, k, n) }";
+  auto options = [](int rows, int cols) {
+    return R"({"outerScheduleFusionStrategy": "Min", "tile": [1, 96, 512, 256], "registerTile": [1, )" + std::to_string(rows) +
+           ", " + std::to_string(cols) +
+           R"(], "cpu": {"vectorWidth": 16, "pointLoopOrder": [0, 3, 1, 2], "registerAccumulate": true}})";
+  };
+  SizeMap sizes = {{"B", 3}, {"M", 26}, {"N", 26}, {"K", 9}};
+  std::string unrolled = check(bmm, {"12 x 32", sizes, options(12, 32)}).c;
+  EXPECT_GT(count(unrolled, "unroll(full)"), 0) << unrolled;
+  EXPECT_GT(count(unrolled, "accumulators in registers"), 0) << unrolled;
+  std::string rolled = check(bmm, {"26 x 48", {{"B", 2}, {"M", 26}, {"N", 48}, {"K", 5}}, options(26, 48)}).c;
+  EXPECT_EQ(count(rolled, "unroll(full)"), 0) << rolled;
+}
+
 }  // namespace
 }  // namespace tcs
