@@ -144,6 +144,25 @@ void note(const Workload& w, int threads, const std::string& text) {
   std::fflush(stdout);
 }
 
+// `tcstudio-cli run --repeat` on the same kernel, sizes and default preset as "tcs
+// default", one thread, cold caches as here: the figure a user sees. The median of one
+// run in milliseconds; INFINITY when it failed (said on stderr). The 1-thread child calls
+// it once a round, right after timing the contenders, so both figures see the same load
+// on the machine.
+double cli_median_ms(const Workload& w, bool quick) {
+  std::string cmd = "'" + std::string(TCS_CLI_BINARY) + "' run '" + w.dir + "/" + w.file + "'";
+  for (const auto& [name, v] : w.sizes) cmd += " --size " + name + "=" + std::to_string(v);
+  cmd += std::string(" --random --repeat ") + (quick ? "10" : "30") + " --threads 1 --cold --json";
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return INFINITY;
+  std::string out;
+  char buf[4096];
+  while (std::fgets(buf, sizeof buf, p)) out += buf;
+  if (pclose(p) != 0) return std::fprintf(stderr, "tcstudio-cli run failed for %s:\n%s\n", w.name.c_str(), out.c_str()), INFINITY;
+  size_t at = out.find("\"median_ms\":");
+  return at == std::string::npos ? INFINITY : std::atof(out.c_str() + at + 12);
+}
+
 void measure(const Workload& w, int threads, int rounds, bool quick, tcs::ThreadPool& pool) {
   BenchDef def(w.dir, w.file, w.sizes);
   // Our kernel takes one buffer per tensor of the def; temporaries the workload does not
@@ -218,12 +237,16 @@ void measure(const Workload& w, int threads, int rounds, bool quick, tcs::Thread
     else cs.push_back({"tcs tuned", one_line(json), ours(kernel)});
   }
 
-  for (int r = 0; r < rounds; ++r)
+  double cli_ms = INFINITY;
+  for (int r = 0; r < rounds; ++r) {
     for (Contender& c : cs) {
       std::this_thread::sleep_for(std::chrono::milliseconds(100));  // let other threads settle
       c.best_ms = std::min(c.best_ms, time_cold(c.call, slots, quick ? 3 : 10, quick ? 0.1 : 0.25));
       if (r == 0) c.error = slots.error_of(c.call);
     }
+    if (threads == 1) cli_ms = std::min(cli_ms, cli_median_ms(w, quick));
+  }
+  if (threads == 1) cs.push_back({"tcs run --repeat", "", nullptr, cli_ms, 0.0});
   for (const Contender& c : cs)
     std::printf("RESULT\t%s\t%s\t%d\t%.4f\t%.3f\t%.2e\t%s\n", w.name.c_str(), c.impl.c_str(), threads, c.best_ms,
                 w.amount / (c.best_ms * 1e6), c.error, c.note.c_str());
@@ -245,26 +268,6 @@ struct Row {
   std::map<int, double> error;
 };
 
-// `tcstudio-cli run --repeat` on the same kernel, sizes and default preset as "tcs
-// default", one thread, cold caches as here: the figure a user sees. Best median of the
-// rounds, as the figure of one call; 0 when it failed.
-double cli_figure(const Workload& w, int rounds, bool quick) {
-  std::string cmd = "'" + std::string(TCS_CLI_BINARY) + "' run '" + w.dir + "/" + w.file + "'";
-  for (const auto& [name, v] : w.sizes) cmd += " --size " + name + "=" + std::to_string(v);
-  cmd += std::string(" --random --repeat ") + (quick ? "10" : "30") + " --threads 1 --cold --json";
-  double best_ms = INFINITY;
-  for (int r = 0; r < rounds; ++r) {
-    FILE* p = popen(cmd.c_str(), "r");
-    if (!p) return 0;
-    std::string out;
-    char buf[4096];
-    while (std::fgets(buf, sizeof buf, p)) out += buf;
-    if (pclose(p) != 0) return std::fprintf(stderr, "tcstudio-cli run failed for %s:\n%s\n", w.name.c_str(), out.c_str()), 0;
-    size_t at = out.find("\"median_ms\":");
-    if (at != std::string::npos) best_ms = std::min(best_ms, std::atof(out.c_str() + at + 12));
-  }
-  return w.amount / (best_ms * 1e6);
-}
 
 // Tunes one kernel into the --tuned cache with the product's own command, for each
 // thread count the benchmark runs, timed with cold caches as this benchmark times every
@@ -337,8 +340,6 @@ int parent(const char* self, int rounds, bool quick, int tune_trials) {
     }
     if (int rc = pclose(p); rc != 0) return std::fprintf(stderr, "child for %d threads failed (%d)\n", threads, rc), 2;
   }
-  std::fprintf(stderr, "running tcstudio-cli run --repeat...\n");
-  for (const Workload& w : ws) rows.push_back(Row{w.name, "tcs run --repeat", "", {{1, cli_figure(w, rounds, quick)}}, {{1, 0.0}}});
 
   bool ok = true;
   for (const Workload& w : ws) {
