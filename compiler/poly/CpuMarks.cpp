@@ -32,9 +32,11 @@ class CpuMarker {
   bool mark_band(const isl::schedule_node_band& band, const std::vector<int>& ids, bool parallel_above) {
     const MappingOptions& o = job_.options_for(band);  // the kernel's, or its statements' own
     bool innermost = !has_band_below(band);
-    // The lanes of the band's last loop when it will be vectorised (decided below).
-    bool vector_last = innermost && o.cpu.vectorize && o.cpu.vector_width > 1 && band.member_get_coincident(int(ids.size()) - 1);
-    bool unroll_register_tile = unrolls_register_tile(ids, vector_last ? o.cpu.vector_width : 1);
+    bool vectorises = o.cpu.vectorize && o.cpu.vector_width > 1;
+    // The lanes of the band's last loop, which a register tile's columns are (it is
+    // vectorised below when it is the innermost and coincident).
+    int lanes = innermost && vectorises && band.member_get_coincident(int(ids.size()) - 1) ? o.cpu.vector_width : 1;
+    bool unroll_register_tile = unrolls_register_tile(ids, lanes);
     for (size_t i = 0; i < ids.size(); ++i) {
       LoopInfo& info = job_.loops[ids[i]];
       info.coincident = band.member_get_coincident(int(i));
@@ -59,7 +61,7 @@ class CpuMarker {
         // scalar: LLVM unrolls it and vectorises the loop around it instead.
         bool reduces = !info.coincident && !info.accumulate && !info.register_tile &&
                        !(span > 0 && span < o.cpu.vector_width);
-        if (o.cpu.vectorize && o.cpu.vector_width > 1 && (info.coincident || reduces)) {
+        if (vectorises && (info.coincident || reduces)) {
           info.vector_width = o.cpu.vector_width;
           info.reduction = reduces;
         }
