@@ -163,16 +163,23 @@ TEST(Timing, MedianAndCancel) {
   ASSERT_TRUE(t);
   EXPECT_EQ(calls, 6);
   EXPECT_EQ(t->ms.size(), 4u);
-  // The warm-up lasts min_warmup_ms as well as warmup_calls.
-  calls = 0;
+  // The warm-up lasts min_warmup_ms as well as warmup_calls: the first timed call starts
+  // 20 ms or more after the timing began (however long each call takes on a loaded
+  // machine), and a call of 1 ms or more leaves room for at most 21 warm-up calls.
+  using Clock = std::chrono::steady_clock;
+  std::vector<Clock::time_point> starts;
+  auto began = Clock::now();
   auto settled = time_calls([&](size_t) {
-    ++calls;
+    starts.push_back(Clock::now());
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
     return success();
   }, TimingPlan{.warmup_calls = 1, .min_warmup_ms = 20, .min_calls = 2});
   ASSERT_TRUE(settled);
-  EXPECT_GE(calls, 2 + 10);
-  EXPECT_LE(calls, 2 + 21);
+  ASSERT_EQ(settled->ms.size(), 2u);
+  ASSERT_GE(starts.size(), 3u);
+  double first_timed_ms = std::chrono::duration<double, std::milli>(starts[starts.size() - 2] - began).count();
+  EXPECT_GE(first_timed_ms, 20.0);
+  EXPECT_LE(starts.size(), 2u + 21);
   // Rotation: the warm-up visits every copy, and each call gets one of them.
   std::vector<int> visits(5, 0);
   auto rotated = time_rotating([&](size_t copy) -> Status {
