@@ -107,6 +107,9 @@ struct PolyJob {
 // Part of the schedule pass: sibling loop nests whose outermost loops scan the same rows,
 // fused along them (poly/OuterFusion.cpp).
 isl::schedule fuse_outer_loops(const PolyJob& job, const isl::schedule& s);
+// Part of the schedule pass: band members that decrease along a statement's iterators,
+// run forwards where the dependences allow (poly/ForwardLoops.cpp).
+isl::schedule turn_loops_forward(const PolyJob& job, const isl::schedule& s);
 
 // The last pass: the schedule tree becomes a LoopNest (the other passes are in Passes.h).
 LoopNest build_loop_nest(PolyJob& job);

@@ -7,7 +7,8 @@
 //                        parallel loop (TC's exact rule counts three; isl's is "any")
 //   Min                  one strongly connected component at a time (serialize_sccs)
 // Under Max and Preserve3Coincident, loop nests isl left apart that scan the same rows are
-// then fused along them (poly/OuterFusion.cpp).
+// then fused along them (poly/OuterFusion.cpp); under every strategy, loops isl made run
+// backwards then turn forwards where that is legal (poly/ForwardLoops.cpp).
 //
 // The scheduler's answer depends only on its constraints and options, and most compiles
 // repeat a question already asked: the tuner's candidates and the IDE's edits of tile
@@ -127,8 +128,9 @@ void compute_schedule(PolyJob& job) {
   if (s.is_null()) {
     note("the isl scheduler gave up; the schedule is textual order");
     s = job.initial;
-  } else if (fuse_rows) {
-    s = fuse_outer_loops(job, s);
+  } else {
+    if (fuse_rows) s = fuse_outer_loops(job, s);
+    s = turn_loops_forward(job, s);
   }
   answer.schedule = isl_text(s);
   memo().keep(question, std::move(answer));

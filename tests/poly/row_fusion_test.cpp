@@ -173,6 +173,25 @@ TEST(RowFusion, ATemporaryReadBeforeItIsWrittenStaysFullSize) {
   expect_matches_interpreter(*b, "t += without !");
 }
 
+// Loops isl scheduled backwards (a reduction followed by a statement at its first value:
+// a layernorm's mean, a bias after a sum) run forwards (poly/ForwardLoops.cpp): no
+// subscript walks a negated loop, under every fusion strategy, and the results stay.
+TEST(ForwardLoops, NoKernelReadsItsRowsBackwards) {
+  for (const char* kernel : {"layernorm.tc", "mean.tc", "fully_connected.tc", "mlp3.tc", "attention.tc", "swiglu_ffn.tc"})
+    for (const char* fusion : {"Max", "Preserve3Coincident", "Min"}) {
+      SCOPED_TRACE(std::string(kernel) + ", " + fusion);
+      auto checked = check_source(kernel, example(kernel));
+      ASSERT_FALSE(checked->has_errors());
+      SizeMap sizes;
+      for (const std::string& p : checked->defs.at(0).size_params) sizes[p] = 24;
+      auto b = build(example(kernel), sizes, std::string(R"({"outerScheduleFusionStrategy": ")") + fusion + "\"}");
+      ASSERT_TRUE(b->result);
+      const std::string& c = b->result->text("c").text;
+      EXPECT_EQ(c.find("(-c"), std::string::npos) << c;
+      expect_matches_interpreter(*b, std::string(kernel) + ", " + fusion);
+    }
+}
+
 // Min and max along rows of every length around the vector width, with NaNs, infinities
 // and ties where the vector loop's parts meet: the interpreter's result, NaN included.
 TEST(VectorReduction, MinAndMaxMatchTheInterpreterWithNaNsAndEdges) {
