@@ -127,6 +127,16 @@ void optimise(llvm::Module& m, llvm::TargetMachine& tm) {
   pb.registerLoopAnalyses(lam);
   pb.crossRegisterProxies(lam, fam, cgam, mam);
   pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3).run(m, mam);
+  // A reduction's `reassoc` lets the vectoriser split it over several accumulators; once
+  // that is done it must go. The instruction selector would use it to fold every
+  // `acc + x * y` of those accumulators, and the tree that sums them, into one chain of
+  // dependent FMAs: a layernorm's variance and a matvec's rows ran at one FMA per 4
+  // cycles. Without it each accumulator keeps its own chain; only the order of the
+  // additions, fixed by now, differs from what the flag allowed.
+  for (llvm::Function& f : m)
+    for (llvm::BasicBlock& b : f)
+      for (llvm::Instruction& i : b)
+        if (llvm::isa<llvm::BinaryOperator>(i) && i.getType()->isFPOrFPVectorTy()) i.setHasAllowReassoc(false);
 }
 
 // Prints the IR with an origin marker before each instruction; the markers become the

@@ -7,7 +7,8 @@
 // the last lanes and a horizontal combine at the end. Each step is the interpreter's
 // `v > m ? v : m` (one vmaxps) with the NaNs seen kept apart in a mask, which turns the
 // result into a NaN at the end, as the interpreter's sticky NaN would. Sums and products
-// keep LLVM's vectoriser, which interleaves them well.
+// keep LLVM's vectoriser, which interleaves them well (once its accumulators are kept
+// apart in the backend: codegen/CpuKernel.cpp's optimise).
 #include "codegen/LlvmEmitterImpl.h"
 
 #include "loopnest/Affine.h"

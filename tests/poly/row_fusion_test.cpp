@@ -5,7 +5,10 @@
 // left apart, and every form computes what the interpreter computes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <map>
+#include <regex>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -224,5 +227,62 @@ TEST(VectorReduction, MinAndMaxMatchTheInterpreterWithNaNsAndEdges) {
   }
 }
 
+
+// The longest chain of dependent vector adds and FMAs in the basic block of `assembly`
+// (AT&T syntax, destination last) that holds the most FMAs, and how many FMAs it holds.
+// Any other instruction writing a register starts a new value there.
+std::pair<int, int> longest_vector_chain(const std::string& assembly) {
+  static const std::regex instruction(R"(^\s+([a-z][a-z0-9]*)\s+(.*)$)");
+  static const std::regex reg(R"(%([xyz]mm\d+))");
+  std::pair<int, int> best{0, 0};
+  std::map<std::string, int> depth;  // chain length ending in each register
+  int fmas = 0, longest = 0;
+  std::istringstream in(assembly + "\n.end:\n");
+  for (std::string line; std::getline(in, line);) {
+    std::smatch m;
+    if (!line.empty() && line[0] != ' ' && line[0] != '\t' && line.back() == ':') {  // a label: a new block
+      if (fmas > best.second) best = {longest, fmas};
+      depth.clear();
+      fmas = longest = 0;
+      continue;
+    }
+    if (!std::regex_match(line, m, instruction)) continue;
+    std::string name = m[1], operands = m[2];
+    std::vector<std::string> regs;
+    for (std::sregex_iterator r(operands.begin(), operands.end(), reg), e; r != e; ++r) regs.push_back((*r)[1]);
+    if (regs.empty() || operands.rfind("%" + regs.back()) + regs.back().size() + 1 != operands.size()) continue;
+    bool fma = name.rfind("vfmadd", 0) == 0, add = name == "vaddps" || name == "vaddss";
+    int d = 0;  // an FMA reads its destination too
+    if (fma || add)
+      for (size_t i = 0; i + (fma ? 0 : 1) < regs.size(); ++i) d = std::max(d, depth[regs[i]]);
+    depth[regs.back()] = fma || add ? d + 1 : 0;
+    longest = std::max(longest, depth[regs.back()]);
+    fmas += fma;
+  }
+  return best;
+}
+
+// A sum of products along a row (a matvec's dot products, a layernorm's variance) runs on
+// several accumulators: the backend must not fold them back into one chain of FMAs, each
+// waiting for the last (codegen/CpuKernel.cpp's optimise).
+TEST(VectorReduction, SumsOfProductsKeepSeveralAccumulators) {
+  for (const char* kernel : {"matvec.tc", "layernorm.tc"}) {
+    SCOPED_TRACE(kernel);
+    std::shared_ptr<const CheckedFile> checked = check_source(kernel, example(kernel));
+    ASSERT_FALSE(checked->has_errors());
+    const SemaDef& def = checked->defs.at(0);
+    SizeMap sizes;
+    for (const std::string& p : def.size_params) sizes[p] = 512;
+    auto shapes = shapes_evaluate(def, sizes);
+    ASSERT_TRUE(shapes);
+    auto options = mapping_options_from_json(R"({"outerScheduleFusionStrategy": "Preserve3Coincident"})");
+    ASSERT_TRUE(options);
+    auto r = compile_kernel(KernelSetup{checked, &def, {}, *shapes}, *options, CodegenChoice{"cpu", {"asm"}, false});
+    ASSERT_TRUE(r) << r.error();
+    auto [chain, fmas] = longest_vector_chain(r->text("asm").text);
+    ASSERT_GE(fmas, 8) << r->text("asm").text;
+    EXPECT_LE(chain, fmas / 2 + 4) << fmas << " FMAs\n" << r->text("asm").text;
+  }
+}
 }  // namespace
 }  // namespace tcs
