@@ -39,6 +39,7 @@
 #include "codegen/CpuKernel.h"
 #include "runtime/ThreadPool.h"
 #include "runtime/Timing.h"
+#include "support/CacheAligned.h"
 
 namespace {
 
@@ -48,7 +49,7 @@ using bench::Workload;
 // starts with cold caches (the peers' method). Inputs are equal in every slot.
 struct Slots {
   std::vector<bench::TensorSpec> tensors;
-  std::vector<std::vector<std::vector<float>>> data;  // [slot][tensor]
+  std::vector<std::vector<tcs::CacheAlignedVector<float>>> data;  // [slot][tensor], each on a cache line
   std::vector<std::vector<float*>> ptr;               // [slot][tensor]
   std::vector<double> reference;                      // slot 0's checked tensor in float64
   int checked = 0;
@@ -80,7 +81,7 @@ struct Slots {
     for (size_t t = 0; t < tensors.size(); ++t)
       if (!tensors[t].input) std::fill(data[0][t].begin(), data[0][t].end(), NAN);
     call(0);
-    const std::vector<float>& c = data[0][checked];
+    const tcs::CacheAlignedVector<float>& c = data[0][checked];
     double diff = 0, norm = 0;
     for (size_t i = 0; i < reference.size(); ++i) {
       double d = double(c[i]) - reference[i];

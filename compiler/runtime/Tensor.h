@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "support/CacheAligned.h"
 #include "support/Expected.h"
 #include "support/ScalarType.h"
 
@@ -14,7 +15,7 @@ namespace tcs {
 struct Tensor {
   ScalarType dtype = ScalarType::Float32;
   std::vector<int64_t> shape;  // empty: a 0-d tensor holding one element
-  std::vector<std::byte> data;
+  CacheAlignedVector<std::byte> data;  // starts on a cache line, as a framework's tensors do
 
   // Allocates a zero-filled tensor. Fails (never aborts) when the element count or the
   // byte size overflows or exceeds `max_bytes`.

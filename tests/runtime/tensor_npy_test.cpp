@@ -205,6 +205,18 @@ TEST(Half, MatchesCompilerFloat16) {
 
 // ---------------------------------------------------------------------------- tensor
 
+// Kernels' vector loads and stores of a whole cache line must not straddle two: buffers
+// start on a line, small ones and the large ones malloc would start 16 bytes into a page,
+// and so do copies of them (the timing routine's rotation copies tensors).
+TEST(Tensor, BuffersStartOnACacheLine) {
+  for (int64_t n : {int64_t(1), int64_t(7), int64_t(1000), int64_t(1) << 20}) {
+    Expected<Tensor> t = Tensor::zeros(ScalarType::Float32, {n});
+    ASSERT_TRUE(t.ok()) << t.error();
+    Tensor copy = *t;
+    for (const Tensor* x : {&*t, &copy}) EXPECT_EQ(reinterpret_cast<uintptr_t>(x->data.data()) % 64, 0u) << n;
+  }
+}
+
 TEST(Tensor, ZerosAllocatesZeroFilledBuffer) {
   Expected<Tensor> t = Tensor::zeros(ScalarType::Float32, {2, 3});
   ASSERT_TRUE(t.ok()) << t.error();
