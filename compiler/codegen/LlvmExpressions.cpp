@@ -79,8 +79,13 @@ llvm::Value* Emitter::combine(const StmtSemantics& s, llvm::Value* acc, llvm::Va
     case ast::ReduceOp::Min:
     case ast::ReduceOp::Max: {
       bool min = s.op == ast::ReduceOp::Min;
-      if (fl)  // a NaN wins, as in the interpreter; an intrinsic LLVM vectorises as a reduction
+      if (fl) {  // a NaN wins, as in the interpreter; an intrinsic LLVM vectorises as a reduction
+        // The interpreter's `v > m` does not order -0 below +0 as llvm.maximum does; saying
+        // so (nsz) spares x86 two instructions and a mask per vector, a quarter of maxpool.
+        fmf.setNoSignedZeros();
+        B.setFastMathFlags(fmf);
         return B.CreateBinaryIntrinsic(min ? llvm::Intrinsic::minimum : llvm::Intrinsic::maximum, acc, v);
+      }
       bool sign = scalar_type_is_signed(s.type);
       llvm::Value* better = min ? (sign ? B.CreateICmpSLT(v, acc) : B.CreateICmpULT(v, acc))
                                 : (sign ? B.CreateICmpSGT(v, acc) : B.CreateICmpUGT(v, acc));
