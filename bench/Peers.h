@@ -65,4 +65,8 @@ Run naive_softmax(const Rows& s);     // X, Y: max, exp and sum, divide (three p
 Run onednn_layernorm(const Rows& s);  // X, Gamma, Beta, Y (eps 1e-5)
 Run naive_layernorm(const Rows& s);   // X, Gamma, Beta, Y
 
+// STREAM's triad, a(i) = b(i) + q c(i), over [begin, end): the machine's memory bandwidth
+// that a memory-bound kernel is held against, compiled like the naive peers.
+void stream_triad(float* a, const float* b, const float* c, float q, long begin, long end);
+
 }  // namespace peers

@@ -43,6 +43,9 @@ struct Workload {
   double goal = 1.0;
   // With --tuned: the tuner's best (the cache's record) / the same baseline >= tuned_goal.
   double tuned_goal = 1.0;
+  // > 0 (bytes workloads): ours (grid best) in GB/s / the machine's STREAM triad at the
+  // same thread count >= this.
+  double stream_goal = 0;
 };
 
 std::vector<Workload> workloads();

@@ -6,8 +6,10 @@
 // count (1 and 2, as the peers were measured: OPENBLAS_NUM_THREADS and OMP_NUM_THREADS
 // set before the libraries load). Each child times every contender on every kernel of
 // Workloads.cpp with cold caches, checks every result against a float64 reference, and
-// prints one RESULT line per cell. The parent prints the tables, the ratios and the
-// targets, and exits 1 when a target does not hold.
+// prints one RESULT line per cell; where a memory-bound kernel is held against the
+// machine's bandwidth, the child first measures STREAM's triad on its threads. The
+// parent prints the tables, the ratios and the targets, and exits 1 when a target does
+// not hold.
 //
 // --quick: shorter timings, one round unless --rounds is given, and only the default
 // preset's options plus the first two grid entries; every kernel still runs.
@@ -254,9 +256,31 @@ void measure(const Workload& w, int threads, int rounds, bool quick, tcs::Thread
   std::fflush(stdout);
 }
 
+// STREAM's triad on three arrays of 320 MiB, far past any cache (PEERS.md's size), split
+// over the pool's threads as our kernels' parallel loops are. GB/s of the 12 bytes an
+// element moves (write-allocate traffic not counted, as STREAM and our GB/s figures do
+// not count it); the median call after the core's warm-up.
+double stream_triad_gbs(tcs::ThreadPool& pool, bool quick) {
+  const long n = 80L << 20;
+  tcs::CacheAlignedVector<float> a(n), b(n, 1.0f), c(n, 2.0f);
+  tcs::TimingPlan plan{.min_calls = quick ? 5 : 20, .min_total_ms = quick ? 200.0 : 1000.0};
+  auto t = tcs::time_rotating(
+      [&](size_t) {
+        pool.parallel_for(n, [&](int64_t begin, int64_t end) { peers::stream_triad(a.data(), b.data(), c.data(), 3.0f, begin, end); });
+        return tcs::success();
+      },
+      1, plan);
+  return t ? 12.0 * n / (t->median_ms * 1e6) : 0.0;
+}
+
 int child(int threads, int rounds, bool quick) {
   tcs::ThreadPool pool(threads);
-  for (const Workload& w : selected_workloads()) {
+  const std::vector<Workload> ws = selected_workloads();
+  if (std::any_of(ws.begin(), ws.end(), [](const Workload& w) { return w.stream_goal > 0; })) {
+    std::printf("STREAM\t%d\t%.3f\n", threads, stream_triad_gbs(pool, quick));
+    std::fflush(stdout);
+  }
+  for (const Workload& w : ws) {
     std::fprintf(stderr, "  %dt: %s\n", threads, w.name.c_str());
     measure(w, threads, rounds, quick, pool);
   }
@@ -302,6 +326,7 @@ int parent(const char* self, int rounds, bool quick, int tune_trials) {
     for (const Workload& w : ws) tune_first(w, tune_trials);
   std::vector<Row> rows;
   std::vector<std::string> notes;
+  std::map<int, double> triad;  // STREAM triad GB/s per thread count, when a kernel is held against it
   for (int threads : {1, 2}) {
     // Idle OpenMP threads (oneDNN's) sleep instead of spinning: on two cores a spinning
     // peer thread would take the core our pool's second thread needs in the next cell.
@@ -317,6 +342,11 @@ int parent(const char* self, int rounds, bool quick, int tune_trials) {
       std::istringstream in(line);
       std::string tag, kernel, impl, rest;
       std::getline(in, tag, '\t');
+      if (tag == "STREAM") {
+        int th;
+        in >> th >> triad[th];
+        continue;
+      }
       std::getline(in, kernel, '\t');
       if (tag == "NOTE") {
         int th;
@@ -361,6 +391,7 @@ int parent(const char* self, int rounds, bool quick, int tune_trials) {
       ok = ok && err < 1e-4;
     }
   }
+  if (!triad.empty()) std::printf("\n%-26s %-17s %10.1f %10.1f\n", "memory, 3 x 320 MiB", "STREAM triad", triad[1], triad[2]);
   std::printf("\nOption sets picked by the grid (and found by the tuner):\n");
   for (const Row& r : rows)
     if (!r.note.empty()) std::printf("  %s, %s:\n    %s\n", r.kernel.c_str(), r.impl.c_str(), r.note.c_str());
@@ -414,6 +445,11 @@ int parent(const char* self, int rounds, bool quick, int tune_trials) {
         targets.push_back({w.name + ", " + std::to_string(t) + "t: grid best / " + base,
                            fig(w.name, "tcs grid best", t) / baseline(w, w.baseline, t), w.goal});
   }
+  for (const Workload& w : ws)
+    if (w.stream_goal > 0)
+      for (int t : {1, 2})
+        targets.push_back({w.name + ", " + std::to_string(t) + "t: grid best / STREAM triad", fig(w.name, "tcs grid best", t) / triad[t],
+                           w.stream_goal});
   if (!g_tuned.empty())
     for (const Workload& w : ws) {
       std::string base = w.baseline.empty() ? "best library" : w.baseline;
