@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <memory>
 
+#include "loopnest/EdgeGuards.h"
 #include "loopnest/FullTiles.h"
 #include "poly/PolyJob.h"
 
@@ -75,6 +76,7 @@ Expected<LoweringResult> lower_to_loop_nest(const SemaDef& def, const DefShapes&
     for (const MappingPass& p : mapping) done = done && step(p.name, [&] { p.run(job); });
     done = done && step("ast", [&] {
              result.nest = poly::build_loop_nest(job);
+             hoist_edge_guards(def, shapes, result.nest);
              separate_full_register_tiles(result.nest);
            });
     if (!done) return Error{ErrorKind::Cancelled, "compilation cancelled"};
