@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "kernel/KernelSetup.h"
+#include "runtime/Timing.h"
 #include "tuner/Cache.h"
 #include "tuner/Learner.h"
 #include "tuner/Search.h"
@@ -28,7 +29,8 @@ class Task {
   // One round of at most `want` candidates, stored in one transaction. False when the task
   // has nothing left to try or has gone `patience_rounds` without a 1% gain.
   Expected<bool> round(int want, const std::atomic<bool>* cancel, const std::function<void(const TuneProgress&)>& on_trial);
-  // Re-measures the fastest few with many more calls, records the winner, ends the session.
+  // Re-measures the fastest few beside the cache's best record, in turns and with many
+  // more calls, records the winner, ends the session.
   Expected<TuneResult> finish(const std::string& stopped_because, bool cancelled);
 
   // The scheduler's estimate of how fast the kernel's time falls per further trial (ms per
@@ -46,6 +48,8 @@ class Task {
   // The worker's job for a candidate, and its time limit.
   std::pair<MeasureJob, double> job_for(const std::string& options, int min_calls, double min_total_ms, bool check);
   Status learn();
+  // The finalists' options and their timings from the turns (failed ones left out).
+  Expected<std::vector<std::pair<std::string, Timing>>> remeasure_finalists();
 
   TuningCache& cache_;
   const KernelSetup& kernel_;
