@@ -145,6 +145,9 @@ class CWriter {
 
   void body() {
     line(c_signature(def_, true, layout_.symbolic) + " {");
+    // A temporary kept in local buffers stays a parameter, so every caller passes every
+    // tensor alike; say so rather than leave an unused-parameter warning in a user's build.
+    for (const std::string& t : local_temporaries(nest_)) line("  (void)" + c_identifier(t) + ";  // kept in local buffers");
     if (layout_.symbolic) {
       line("  // Sizes that would leave an index range empty or read outside a tensor: nothing runs.");
       for (const SizeCondition& c : size_conditions(def_))

@@ -137,6 +137,15 @@ static void fail(const char* what, const char* path) {
   exit(1);
 }
 
+/* A buffer that starts on a cache line, as TC Studio's own runs allocate them, so a row's
+ * vector loads never straddle two lines; zero-filled when `zero`. */
+static void* alloc_aligned(size_t bytes, int zero) {
+  size_t rounded = bytes ? (bytes + 63) / 64 * 64 : 64;
+  void* p = aligned_alloc(64, rounded);
+  if (p && zero) memset(p, 0, rounded);
+  return p;
+}
+
 /* The value of 'key' in a .npy header dict, spaces removed: "'<f4'", "(64,128)". */
 static void header_value(const char* header, const char* key, char* out, size_t cap) {
   const char* p = strstr(header, key);
@@ -184,7 +193,7 @@ static void* read_npy(const char* dir, const char* name, const char* descr, int 
     p = end + (*end == ',');
   }
   if (*p != ')') fail("wrong number of dimensions", path);
-  void* data = malloc(count * elem ? count * elem : 1);
+  void* data = alloc_aligned(count * elem, 0);
   if (!data || fread(data, elem, count, f) != count) fail("truncated data", path);
   fclose(f);
   return data;
@@ -276,9 +285,10 @@ int main(int argc, char** argv) {
       dims += (d ? ", " : "") + x;
       count += " * (size_t)(" + x + ")";
     }
-    e += "  int64_t " + v + "_shape[] = {" + (dims.empty() ? "0" : dims) + "};  /* " + role_word(T.role) + " */\n";
-    e += "  size_t " + v + "_count = " + count + ";\n";
-    e += "  " + ctype + "* " + v + " = calloc(" + v + "_count ? " + v + "_count : 1, sizeof(" + ctype + "));\n";
+    // Only an output's shape is written out; a scratch tensor needs its count alone.
+    if (T.role == TensorRole::Output) e += "  int64_t " + v + "_shape[] = {" + (dims.empty() ? "0" : dims) + "};\n";
+    e += "  size_t " + v + "_count = " + count + ";  /* " + role_word(T.role) + " */\n";
+    e += "  " + ctype + "* " + v + " = alloc_aligned(" + v + "_count * sizeof(" + ctype + "), 1);\n";
     e += "  if (!" + v + ") fail(\"out of memory\", \"" + T.name + "\");\n";
   }
   if (symbolic) {
