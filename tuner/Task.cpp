@@ -280,15 +280,9 @@ Expected<std::vector<std::pair<std::string, Timing>>> Task::remeasure_finalists(
   for (int i = 0; i < std::min<int>(settings_.remeasure, int(fastest_.size())); ++i) options.push_back(fastest_[size_t(i)].first);
   auto best = cache_.best(workload_, target_);
   if (!best) return best.failure();
-  if (*best && settings_.remeasure > 0) {
-    auto reference = canonical_options((*best)->options_json);
-    bool listed = false;
-    for (const std::string& o : options) {
-      auto c = canonical_options(o);
-      listed = listed || (reference && c && *c == *reference);
-    }
-    if (!listed) options.push_back((*best)->options_json);
-  }
+  // Both lists hold the cache's stored (canonical) options, so equal options are equal text.
+  if (*best && settings_.remeasure > 0 && std::find(options.begin(), options.end(), (*best)->options_json) == options.end())
+    options.push_back((*best)->options_json);
   std::vector<std::vector<double>> calls(options.size());
   std::vector<bool> failed(options.size(), false);
   for (int turn = 0; turn < kFinalTurns; ++turn)

@@ -44,25 +44,6 @@ bool respects(const isl::union_map& deps, const isl::schedule& s) {
   return deps.is_subset(later);
 }
 
-// Whether `f` differs by at least (`zero`: exactly) nothing between the two ends of every
-// dependence among the instances below `band` that the loops above it do not separate.
-bool distances_hold(const isl::schedule_node& band, const isl::union_map& deps, const isl::union_pw_aff& f, bool zero) {
-  isl::union_set dom = node_domain(band);
-  isl::union_map d = deps.intersect_domain(dom).intersect_range(dom);
-  auto prefix = isl::manage(isl_schedule_node_get_prefix_schedule_union_map(band.get()));
-  d = d.intersect(prefix.apply_range(prefix.reverse()));
-  if (d.is_empty()) return true;
-  isl::union_map fm = isl::manage(isl_union_map_from_union_pw_aff(f.copy()));
-  bool holds = true;
-  d.apply_domain(fm).apply_range(fm).foreach_map([&](isl::map m) {
-    isl::set delta = m.deltas();
-    isl_set* bound = isl_set_universe(delta.space().release());
-    bound = zero ? isl_set_fix_si(bound, isl_dim_set, 0, 0) : isl_set_lower_bound_si(bound, isl_dim_set, 0, 0);
-    holds = holds && delta.is_subset(isl::manage(bound));
-  });
-  return holds;
-}
-
 // `f` run the other way over the instances in `dom`, or null when it does not decrease
 // along its iterators (some coefficient negative, none positive) or its range is not a
 // pair of numbers (sizes that stay symbolic).

@@ -34,25 +34,6 @@ std::vector<isl::union_pw_aff> outer_members(const isl::schedule_node& seq, int&
   return r;
 }
 
-// Whether every dependence among the instances below `seq` that its enclosing loops do
-// not already separate joins two instances on which `f` is equal.
-bool keeps_rows_apart(const isl::schedule_node& seq, const isl::union_map& deps, const isl::union_pw_aff& f) {
-  isl::union_set dom = node_domain(seq);
-  isl::union_map d = deps.intersect_domain(dom).intersect_range(dom);
-  auto prefix = isl::manage(isl_schedule_node_get_prefix_schedule_union_map(seq.get()));
-  d = d.intersect(prefix.apply_range(prefix.reverse()));
-  if (d.is_empty()) return true;
-  isl::union_map fm = isl::manage(isl_union_map_from_union_pw_aff(f.copy()));
-  isl::union_map values = d.apply_domain(fm).apply_range(fm);
-  bool equal = true;
-  values.foreach_map([&](isl::map m) {
-    isl::set delta = m.deltas();
-    isl::set zero = isl::manage(isl_set_fix_si(isl_set_universe(delta.space().release()), isl_dim_set, 0, 0));
-    equal = equal && delta.is_subset(zero);
-  });
-  return equal;
-}
-
 isl::schedule_node fuse(const isl::union_map& deps, bool keep_parallel, isl::schedule_node node) {
   if (node.isa<isl::schedule_node_sequence>() && node.n_children() > 1) {
     int fewest_parallel = 0;
@@ -63,7 +44,7 @@ isl::schedule_node fuse(const isl::union_map& deps, bool keep_parallel, isl::sch
     if (!members.empty() && (!keep_parallel || fewest_parallel <= 1)) {
       isl::union_pw_aff f = members[0];
       for (size_t i = 1; i < members.size(); ++i) f = isl::manage(isl_union_pw_aff_union_add(f.release(), members[i].copy()));
-      if (keeps_rows_apart(node, deps, f)) {
+      if (distances_hold(node, deps, f, true)) {
         // Each child loses its outermost loop, then one loop over them all goes above.
         for (unsigned i = 0, n = node.n_children(); i < n; ++i) {
           isl::schedule_node band = node.child(int(i)).child(0);
@@ -82,6 +63,23 @@ isl::schedule_node fuse(const isl::union_map& deps, bool keep_parallel, isl::sch
 }
 
 }  // namespace
+
+bool distances_hold(const isl::schedule_node& node, const isl::union_map& deps, const isl::union_pw_aff& f, bool zero) {
+  isl::union_set dom = node_domain(node);
+  isl::union_map d = deps.intersect_domain(dom).intersect_range(dom);
+  auto prefix = isl::manage(isl_schedule_node_get_prefix_schedule_union_map(node.get()));
+  d = d.intersect(prefix.apply_range(prefix.reverse()));
+  if (d.is_empty()) return true;
+  isl::union_map fm = isl::manage(isl_union_map_from_union_pw_aff(f.copy()));
+  bool holds = true;
+  d.apply_domain(fm).apply_range(fm).foreach_map([&](isl::map m) {
+    isl::set delta = m.deltas();
+    isl_set* bound = isl_set_universe(delta.space().release());
+    bound = zero ? isl_set_fix_si(bound, isl_dim_set, 0, 0) : isl_set_lower_bound_si(bound, isl_dim_set, 0, 0);
+    holds = holds && delta.is_subset(isl::manage(bound));
+  });
+  return holds;
+}
 
 isl::schedule fuse_outer_loops(const PolyJob& job, const isl::schedule& s) {
   isl::union_map deps = job.flow.unite(job.anti).unite(job.output);

@@ -107,6 +107,11 @@ struct PolyJob {
 // Part of the schedule pass: sibling loop nests whose outermost loops scan the same rows,
 // fused along them (poly/OuterFusion.cpp).
 isl::schedule fuse_outer_loops(const PolyJob& job, const isl::schedule& s);
+// Whether `f` changes by nothing negative (`zero`: by nothing at all) from the source to
+// the sink of every dependence in `deps` among the instances below `node` that the loops
+// above it do not already separate: a member that keeps a band permutable (coincident),
+// or rows that fusion along `f` keeps apart (OuterFusion.cpp).
+bool distances_hold(const isl::schedule_node& node, const isl::union_map& deps, const isl::union_pw_aff& f, bool zero);
 // Part of the schedule pass: band members that decrease along a statement's iterators,
 // run forwards where the dependences allow (poly/ForwardLoops.cpp).
 isl::schedule turn_loops_forward(const PolyJob& job, const isl::schedule& s);
