@@ -77,6 +77,32 @@ TEST(MappingOptions, PresetsAndClasses) {
   EXPECT_NE(bad.error().find("unknown preset 'fastest' (known presets: naive, default"), std::string::npos);
 }
 
+// A convolution whose output row fits one vector takes a second output row into the
+// register tile (each weight broadcast then feeds two FMAs), run inside the summed loops
+// next to the channel rows; a row of several vectors keeps one output row.
+TEST(MappingOptions, DefaultConvolutionTilesTwoOutputRowsWhenARowIsOneVector) {
+  std::shared_ptr<const CheckedFile> checked = check_source("k.tc",
+                                                          "def conv(float(N,C,H,W) I, float(F,C,KH,KW) Wt) -> (O) {\n"
+                                                          "  O(n, f, h, w) +=! I(n, c, h + kh, w + kw) * Wt(f, c, kh, kw)\n}\n");
+  auto preset_at = [&](int64_t w) {
+    auto setup = kernel_setup(checked, KernelSpec{"conv", {{"N", 2}, {"C", 4}, {"H", 10}, {"W", w}, {"F", 16}, {"KH", 3}, {"KW", 3}}, {}});
+    EXPECT_TRUE(setup) << setup.error();
+    auto o = mapping_preset("default", *setup->def, &setup->shapes);
+    EXPECT_TRUE(o) << o.error();
+    return *o;
+  };
+  MappingOptions narrow = preset_at(8);  // 6 columns: one vector with AVX2 or AVX-512
+  ASSERT_EQ(narrow.register_tile.size(), 4u);
+  EXPECT_EQ(narrow.register_tile[2], 2) << "two output rows";
+  EXPECT_EQ(narrow.register_tile[1], 4) << "four output channels";
+  EXPECT_EQ(narrow.tile[2], 2);
+  EXPECT_EQ(narrow.cpu.point_loop_order, (std::vector<int>{0, 4, 5, 6, 1, 2, 3}));
+  MappingOptions wide = preset_at(66);  // 64 columns: several vectors
+  ASSERT_EQ(wide.register_tile.size(), 4u);
+  EXPECT_EQ(wide.register_tile[2], 1);
+  EXPECT_EQ(wide.cpu.point_loop_order, (std::vector<int>{0, 2, 4, 5, 6, 1, 3}));
+}
+
 TEST(MappingOptions, KernelDependentProblemsAreErrorsNotCrashes) {
   auto setup = kernel_setup(check_source("k.tc", "def mm(float(M,K) A, float(K,N) B) -> (C) { C(m,n) +=! A(m,k) * B(k,n) }\n"),
                             KernelSpec{"mm", {{"M", 8}, {"K", 8}, {"N", 8}}, {}});
