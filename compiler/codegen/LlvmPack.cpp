@@ -120,7 +120,11 @@ void Emitter::copy_into_buffer(const LoopNode& n, Env& env) {
     // Walked whole, a transposing copy's writes a row apart map to a few cache sets and
     // miss on every element. It goes block by block instead (copy_block elements along a
     // and b, a cache line each); a full block is T vectors loaded along a, transposed in
-    // registers and stored along b, a ragged edge block element by element.
+    // registers and stored along b, a ragged edge block element by element. The blocks
+    // along a run inside those along b: the T source rows a block reads are then T
+    // sequential streams the prefetcher follows, where walking b inside a touched a new
+    // line in each of the box's rows (a linear layer's 256) and missed on every one:
+    // mlp3 128x1024 with W(out, in) packed, 155 -> 163 GFLOP/s, tmm 5 % faster.
     const int64_t T = p.copy_block;
     LoopNode block = loop;
     block.stride = T;
@@ -159,7 +163,7 @@ void Emitter::copy_into_buffer(const LoopNode& n, Env& env) {
         B.SetInsertPoint(done);
         return;
       }
-      size_t d = k == 0 ? a : b;
+      size_t d = k == 0 ? b : a;
       llvm::Value *whole_lo = lo[d], *whole_hi = hi[d];
       emit_loop(block, env, whole_lo, whole_hi, [&](llvm::Value* start) {
         lo[d] = start;
