@@ -1,9 +1,14 @@
 // The measuring worker with faults injected, for tuner_test only: by job number within a
 // session, a candidate crashes (2), hangs (3), computes a wrong result (4, 9) or runs as
-// it should (every other). The product's worker (`tcstudio-cli worker`) has no hooks.
+// it should (every other). With TCS_TEST_FAST_OPTIONS set there are no faults; instead
+// every candidate but the one with exactly those options runs 20 ms slower a call. The
+// product's worker (`tcstudio-cli worker`) has no hooks.
 #include <signal.h>
 #include <unistd.h>
 
+#include <cstdlib>
+
+#include "options/MappingOptions.h"
 #include "tuner/Worker.h"
 
 namespace {
@@ -12,13 +17,14 @@ using namespace tcs;
 
 class FaultyKernel final : public Kernel {
  public:
-  FaultyKernel(std::shared_ptr<Kernel> inner, int64_t job)
-      : Kernel(inner->def(), inner->shapes()), inner_(std::move(inner)), job_(job) {}
+  FaultyKernel(std::shared_ptr<Kernel> inner, int64_t job, bool slow)
+      : Kernel(inner->def(), inner->shapes()), inner_(std::move(inner)), job_(job), slow_(slow) {}
   std::string_view target() const override { return inner_->target(); }
   void set_threads(int t) override { inner_->set_threads(t); }
   int threads() const override { return inner_->threads(); }
   std::vector<std::string> local_temporaries() const override { return inner_->local_temporaries(); }
   Status run_buffers(std::vector<Tensor>& buffers) const override {
+    if (slow_) ::usleep(20000);
     if (job_ == 2) ::raise(SIGSEGV);
     if (job_ == 3)
       for (;;) ::pause();
@@ -37,6 +43,7 @@ class FaultyKernel final : public Kernel {
  private:
   std::shared_ptr<Kernel> inner_;
   int64_t job_;
+  bool slow_;
 };
 
 }  // namespace
@@ -44,7 +51,11 @@ class FaultyKernel final : public Kernel {
 int main() {
   tcs::tuner::WorkerHooks hooks;
   hooks.wrap_kernel = [](std::shared_ptr<Kernel> k, const tcs::tuner::MeasureJob& job) -> std::shared_ptr<Kernel> {
-    return std::make_shared<FaultyKernel>(std::move(k), job.id);
+    if (const char* fast = std::getenv("TCS_TEST_FAST_OPTIONS")) {
+      auto want = mapping_options_from_json(fast), given = mapping_options_from_json(job.options_json);
+      return std::make_shared<FaultyKernel>(std::move(k), 0, !(want && given && *want == *given));
+    }
+    return std::make_shared<FaultyKernel>(std::move(k), job.id, false);
   };
   return tcs::tuner::worker_main(0, hooks);
 }

@@ -282,6 +282,37 @@ TEST(Tune, SeveralKernelsShareOneBudget) {
   EXPECT_EQ(listed->size(), 2u);
 }
 
+// The cache's best record is timed in turns beside the session's finalists. A record an
+// earlier session found (here options this session never samples, faster than all it
+// measures, with a figure from a calmer moment no trial can beat) stays the best, and its
+// figure is the one timed now. Re-measuring the finalists alone and storing the fastest
+// replaced it with a slower one.
+TEST(Tune, TheStoredBestIsTimedBesideTheFinalistsAndKeptWhenFaster) {
+  Fixture f;
+  auto cache = TuningCache::open(f.db());
+  ASSERT_TRUE(cache) << cache.error();
+  TargetIdentity target = tuning_target(find_target("cpu")->identify(), 1);
+  Workload w = workload_of(f.kernel);
+  ASSERT_TRUE((*cache)->set_best(w, target, R"({"tile": [8, 8, 8]})", 1e-6, 30));
+  auto stored = (*cache)->best(w, target);
+  ASSERT_TRUE(stored && *stored);
+  const std::string earlier = (*stored)->options_json;
+  ::setenv("TCS_TEST_FAST_OPTIONS", earlier.c_str(), 1);  // every other candidate 20 ms slower a call
+  auto result = tune(**cache, f.kernel, quick({TCS_FAULT_WORKER}, 3));
+  ::unsetenv("TCS_TEST_FAST_OPTIONS");
+  ASSERT_TRUE(result) << result.error();
+  EXPECT_EQ(result->progress.trials, 3);
+  EXPECT_EQ(result->progress.failures, 0);
+  ASSERT_TRUE(result->best);
+  EXPECT_EQ(result->best->options_json, earlier) << "a slower finalist replaced the stored best";
+  EXPECT_GT(result->best->median_ms, 1e-6) << "the stored record kept its old figure";
+  EXPECT_LT(result->best->median_ms, 10.0);
+  EXPECT_GE(result->best->verified_repeats, 30);
+  auto measured = (*cache)->measured_options(w, target);
+  ASSERT_TRUE(measured);
+  EXPECT_EQ(measured->count(earlier), 0u) << "the session sampled the stored options itself";
+}
+
 // A session timed with cold caches runs every candidate on rotated copies of its buffers
 // and keeps its results apart from warm ones: the warm target has nothing measured.
 TEST(Tune, ColdCachesAreTunedAndKeptApart) {
