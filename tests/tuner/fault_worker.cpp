@@ -49,11 +49,13 @@ class FaultyKernel final : public Kernel {
 }  // namespace
 
 int main() {
+  const char* fast_text = std::getenv("TCS_TEST_FAST_OPTIONS");
+  const auto fast = mapping_options_from_json(fast_text ? fast_text : "{}");  // read once, not per job
   tcs::tuner::WorkerHooks hooks;
-  hooks.wrap_kernel = [](std::shared_ptr<Kernel> k, const tcs::tuner::MeasureJob& job) -> std::shared_ptr<Kernel> {
-    if (const char* fast = std::getenv("TCS_TEST_FAST_OPTIONS")) {
-      auto want = mapping_options_from_json(fast), given = mapping_options_from_json(job.options_json);
-      return std::make_shared<FaultyKernel>(std::move(k), 0, !(want && given && *want == *given));
+  hooks.wrap_kernel = [&](std::shared_ptr<Kernel> k, const tcs::tuner::MeasureJob& job) -> std::shared_ptr<Kernel> {
+    if (fast_text) {
+      auto given = mapping_options_from_json(job.options_json);
+      return std::make_shared<FaultyKernel>(std::move(k), 0, !(fast && given && *fast == *given));
     }
     return std::make_shared<FaultyKernel>(std::move(k), job.id, false);
   };
