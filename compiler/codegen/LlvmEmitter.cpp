@@ -42,7 +42,9 @@ std::unique_ptr<llvm::Module> Emitter::run() {
 
   // The body: every tensor a noalias argument, then the error word and the pool.
   Env body = make_impl("tcs_body", {});
-  emit_children(nest_.root.children, body);
+  fold_initialisations();
+  for (const LoopNode& n : nest_.root.children)
+    if (std::find(folded_.begin(), folded_.end(), &n) == folded_.end()) emit(n, body);
   B.CreateRetVoid();
 
   // The entry point unpacks the buffer array and returns the error bits. With symbolic

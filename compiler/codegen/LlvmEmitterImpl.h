@@ -93,7 +93,36 @@ class Emitter {
 
   llvm::Value* vexpr(const Expr& e, Env& env, int lanes, const std::vector<std::optional<int64_t>>& dv);
 
+  // A register tile's shape, found before anything of it is emitted.
+  struct TilePoint {
+    std::vector<int64_t> at;  // offsets from the register loops' first values
+    int lanes = 1;   // the vector's width ...
+    int active = 1;  // ... and how many of its lanes run (fewer at the end of a constant trip)
+  };
+  struct RegisterTile {
+    std::vector<const LoopNode*> reds;   // the reduction loops carrying the accumulators
+    std::vector<const LoopNode*> chain;  // the register loops inside them, outer first
+    std::vector<int64_t> trips;
+    std::vector<bool> clamped;  // a partial tile's loop: points past the edge redo its last
+    const LoopNode* call = nullptr;
+    StmtSemantics sem;
+    const LoopNode* vloop = nullptr;  // the register loop along the vector's lanes
+    std::vector<std::optional<int64_t>> dv;  // the statement's index values along the lanes
+    int lanes = 1;
+    std::vector<TilePoint> points;
+  };
+  // The tile below reduction loop `f`, or nullopt when the nest does not have that shape.
+  // Sets stmt_ to the tile's statement. Its answer depends on the packs in force (pack_of_).
+  std::optional<RegisterTile> plan_register_tile(const LoopNode& f);
   bool emit_register_tile(const LoopNode& f, Env& env);
+
+  // Reductions whose register tiles start their accumulators from the identity where the
+  // reduction begins (PolyStmt::reduction_first), so their initialisation's own nest is
+  // not emitted: sets starts_from_identity_ and folded_.
+  void fold_initialisations();
+  // Whether every call of statement `s` below `n` runs in a register tile that can start
+  // from the identity (its summed indices do not move with the register loops).
+  bool register_tiles_hold(const LoopNode& n, int s);
 
   // ---- min and max reductions (LlvmReduction.cpp) -------------------------------------
 
@@ -182,6 +211,8 @@ class Emitter {
   const SemaStmt* stmt_ = nullptr;
   std::vector<int> pack_of_;  // per tensor: the pack site its reads use, or -1
   llvm::Value* lane_mask_ = nullptr;  // register tile at an edge: the lanes that run (vexpr's loads)
+  std::vector<bool> starts_from_identity_;  // per nest statement (fold_initialisations)
+  std::vector<const LoopNode*> folded_;     // top-level nests not emitted: folded initialisations
 };
 
 }  // namespace tcs::llvm_emit

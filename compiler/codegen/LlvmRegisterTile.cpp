@@ -7,6 +7,8 @@
 // the nest does not have that shape, the caller emits ordinary loops.
 #include "codegen/LlvmEmitterImpl.h"
 
+#include <algorithm>
+
 #include "loopnest/Affine.h"
 #include "loopnest/FullTiles.h"
 
@@ -88,7 +90,7 @@ llvm::Value* Emitter::vexpr(const Expr& e, Env& env, int lanes, const std::vecto
   }
 }
 
-bool Emitter::emit_register_tile(const LoopNode& f, Env& env) {
+std::optional<Emitter::RegisterTile> Emitter::plan_register_tile(const LoopNode& f) {
   // The shape: f -> more reduction loops that keep accumulators in registers (each the
   // only child of the one before) -> register loops (constant trips) -> one statement
   // call. The accumulators are carried through every reduction loop, so a convolution's
@@ -99,93 +101,101 @@ bool Emitter::emit_register_tile(const LoopNode& f, Env& env) {
   // keeps edge tiles in registers too, as long as no other register loop's bounds move
   // with the clamped one. The vector loop is not clamped but masked: each vector's lanes
   // past the edge neither load nor store.
-  std::vector<const LoopNode*> reds = accumulating_loops(f);
-  std::vector<const LoopNode*> chain;
-  std::vector<int64_t> trips;
-  std::vector<bool> clamped;
-  const LoopNode* cur = reds.back();
+  RegisterTile t;
+  t.reds = accumulating_loops(f);
+  const LoopNode* cur = t.reds.back();
   while (cur->children.size() == 1 && cur->children[0].kind == LoopNode::Kind::For && cur->children[0].annot.register_tile) {
     cur = &cur->children[0];
     auto span = constant_span(cur->init, cur->upper);
     bool clamp = !span;
     if (clamp)
       if (auto bound = split_tile_bound(cur->init, cur->upper)) span = bound->span;
-    if (!span || *span < 0 || (clamp && cur->stride != 1)) return false;
-    chain.push_back(cur);
-    trips.push_back(*span / cur->stride + 1);
-    clamped.push_back(clamp);
+    if (!span || *span < 0 || (clamp && cur->stride != 1)) return std::nullopt;
+    t.chain.push_back(cur);
+    t.trips.push_back(*span / cur->stride + 1);
+    t.clamped.push_back(clamp);
   }
-  if (chain.empty() || cur->children.size() != 1 || cur->children[0].kind != LoopNode::Kind::Call) return false;
+  if (t.chain.empty() || cur->children.size() != 1 || cur->children[0].kind != LoopNode::Kind::Call) return std::nullopt;
+  const std::vector<const LoopNode*>& chain = t.chain;
   for (size_t i = 0; i < chain.size(); ++i) {
-    if (!clamped[i]) continue;
-    if (chain[i]->annot.vector_width > 1 && i + 1 == chain.size() && trips[i] % chain[i]->annot.vector_width) return false;
+    if (!t.clamped[i]) continue;
+    if (chain[i]->annot.vector_width > 1 && i + 1 == chain.size() && t.trips[i] % chain[i]->annot.vector_width) return std::nullopt;
     for (size_t j = i + 1; j < chain.size(); ++j)
       for (const LExpr* e : {&chain[j]->init, &chain[j]->upper})
-        if (iter_coefficient(*e, chain[i]->iter) != std::optional<int64_t>(0)) return false;
+        if (iter_coefficient(*e, chain[i]->iter) != std::optional<int64_t>(0)) return std::nullopt;
   }
   for (const LoopNode* l : chain)  // the register loops' first values are computed outside the reductions
     for (const LExpr* e : {&l->init, &l->upper})
-      for (const LoopNode* r : reds)
-        if (iter_coefficient(*e, r->iter) != std::optional<int64_t>(0)) return false;
-  const LoopNode& call = cur->children[0];
+      for (const LoopNode* r : t.reds)
+        if (iter_coefficient(*e, r->iter) != std::optional<int64_t>(0)) return std::nullopt;
+  t.call = &cur->children[0];
+  const LoopNode& call = *t.call;
   const PolyStmt& ps = nest_.stmts[size_t(call.stmt)];
-  StmtSemantics sem = stmt_semantics(def_, ps);
-  if (!sem.combines || sem.op != ast::ReduceOp::Sum || !scalar_type_is_float(sem.type)) return false;
+  t.sem = stmt_semantics(def_, ps);
+  if (!t.sem.combines || t.sem.op != ast::ReduceOp::Sum || !scalar_type_is_float(t.sem.type)) return std::nullopt;
   stmt_ = &def_.stmts[size_t(ps.source_stmt)];
   const Expr& rhs = *stmt_->ast->rhs;
 
   // Derivatives of the statement's index values along the reduction and the lanes.
-  const LoopNode* vloop = chain.back()->annot.vector_width > 1 ? chain.back() : nullptr;
-  std::vector<std::optional<int64_t>> dv;
-  for (const LExpr& a : call.args) dv.push_back(vloop ? iter_coefficient(a, vloop->iter) : std::optional<int64_t>(0));
+  t.vloop = chain.back()->annot.vector_width > 1 ? chain.back() : nullptr;
+  for (const LExpr& a : call.args) t.dv.push_back(t.vloop ? iter_coefficient(a, t.vloop->iter) : std::optional<int64_t>(0));
   // The vector loop's lanes: full vectors, then for the rest of its constant trip one
   // vector of the next power of two, masked when the rest is not one: 26 columns at
   // width 8 are 8 + 8 + 8 + 2 lanes, at width 16 one full vector and 10 of 16 lanes.
-  int lanes = vloop && vloop->stride == 1 ? vloop->annot.vector_width : 1;
-  for (const LoopNode* r : reds)  // the accumulators must not move with a reduction loop
+  t.lanes = t.vloop && t.vloop->stride == 1 ? t.vloop->annot.vector_width : 1;
+  for (const LoopNode* r : t.reds)  // the accumulators must not move with a reduction loop
     for (int d = 0; d < stmt_->lhs_rank; ++d)
-      if (iter_coefficient(call.args[size_t(d)], r->iter) != std::optional<int64_t>(0)) return false;
+      if (iter_coefficient(call.args[size_t(d)], r->iter) != std::optional<int64_t>(0)) return std::nullopt;
   int64_t lhs_dv = 0;
   for (int d = 0; d < stmt_->lhs_rank; ++d) {
-    if (!dv[size_t(d)]) return false;
-    if (*dv[size_t(d)] == 0) continue;
-    auto stride = read_strides(sem.lhs_tensor)[size_t(d)];  // a local temporary's: its buffer's
-    if (!stride) return false;  // accumulators a run-time stride apart: ordinary loops
-    lhs_dv += *dv[size_t(d)] * *stride;
+    if (!t.dv[size_t(d)]) return std::nullopt;
+    if (*t.dv[size_t(d)] == 0) continue;
+    auto stride = read_strides(t.sem.lhs_tensor)[size_t(d)];  // a local temporary's: its buffer's
+    if (!stride) return std::nullopt;  // accumulators a run-time stride apart: ordinary loops
+    lhs_dv += *t.dv[size_t(d)] * *stride;
   }
-  if (lanes > 1 && (lhs_dv != 1 || !vectorisable(rhs, sem.type, dv))) lanes = 1;
-  if (lanes == 1 && !vectorisable(rhs, sem.type, std::vector<std::optional<int64_t>>(dv.size(), 0))) return false;
+  if (t.lanes > 1 && (lhs_dv != 1 || !vectorisable(rhs, t.sem.type, t.dv))) t.lanes = 1;
+  if (t.lanes == 1 && !vectorisable(rhs, t.sem.type, std::vector<std::optional<int64_t>>(t.dv.size(), 0))) return std::nullopt;
 
   // Every point of the register tile, as offsets from the loops' first values, and the
   // lanes it covers along the vector loop.
-  struct Point {
-    std::vector<int64_t> at;
-    int lanes = 1;   // the vector's width ...
-    int active = 1;  // ... and how many of its lanes run (fewer at the end of a constant trip)
-  };
-  std::vector<Point> points = {{}};
+  t.points = {{}};
   for (size_t c = 0; c < chain.size(); ++c) {
     const LoopNode* l = chain[c];
-    std::vector<Point> next;
-    for (const Point& p : points)
-      for (int64_t v = 0; v < trips[c];) {
+    std::vector<TilePoint> next;
+    for (const TilePoint& p : t.points)
+      for (int64_t v = 0; v < t.trips[c];) {
         // A rest that is not a power of two is one masked vector: 14 columns are one
         // 16-lane operation with two lanes off, not 8 + 4 + 2 lanes in three.
-        int64_t w = l == vloop ? std::min<int64_t>(lanes, trips[c] - v) : 1, width = 1;
+        int64_t w = l == t.vloop ? std::min<int64_t>(t.lanes, t.trips[c] - v) : 1, width = 1;
         while (width < w) width *= 2;
         next.push_back(p);
         next.back().at.push_back(v * l->stride);
-        if (l == vloop) next.back().lanes = int(width), next.back().active = int(w);
+        if (l == t.vloop) next.back().lanes = int(width), next.back().active = int(w);
         v += w;
       }
-    points = std::move(next);
+    t.points = std::move(next);
   }
-  if (points.size() > 64) return false;  // more accumulators than registers: not a register tile
+  if (t.points.size() > 64) return std::nullopt;  // more accumulators than registers: not a register tile
+  return t;
+}
+
+bool Emitter::emit_register_tile(const LoopNode& f, Env& env) {
+  std::optional<RegisterTile> plan = plan_register_tile(f);
+  if (!plan) return false;
+  const RegisterTile& t = *plan;
+  const std::vector<const LoopNode*>& reds = t.reds;
+  const std::vector<const LoopNode*>& chain = t.chain;
+  const std::vector<TilePoint>& points = t.points;
+  const LoopNode& call = *t.call;
+  const StmtSemantics& sem = t.sem;
+  const Expr& rhs = *stmt_->ast->rhs;
+  int lanes = t.lanes;
   std::vector<llvm::Value*> first(chain.size()), last(chain.size());
-  bool masked = vloop && lanes > 1 && clamped.back();
+  bool masked = t.vloop && lanes > 1 && t.clamped.back();
   std::vector<uint64_t> lane_numbers(size_t(std::max(lanes, 1)));
   for (size_t i = 0; i < lane_numbers.size(); ++i) lane_numbers[i] = i;
-  auto at_point = [&](const Point& p) {
+  auto at_point = [&](const TilePoint& p) {
     lane_mask_ = nullptr;
     if (p.active < p.lanes) {
       std::vector<llvm::Constant*> on;
@@ -194,11 +204,11 @@ bool Emitter::emit_register_tile(const LoopNode& f, Env& env) {
     }
     for (size_t i = 0; i < chain.size(); ++i) {
       llvm::Value* v = B.CreateNSWAdd(first[i], B.getInt64(uint64_t(p.at[i])));
-      if (masked && chain[i] == vloop) {  // lane j runs iff v + j <= last
+      if (masked && chain[i] == t.vloop) {  // lane j runs iff v + j <= last
         llvm::Value* lane_at = B.CreateAdd(B.CreateVectorSplat(unsigned(lanes), v), llvm::ConstantDataVector::get(C, lane_numbers));
         lane_mask_ = B.CreateICmpSLE(lane_at, B.CreateVectorSplat(unsigned(lanes), last[i]));
       }
-      if (clamped[i]) v = B.CreateBinaryIntrinsic(llvm::Intrinsic::smin, v, last[i]);
+      if (t.clamped[i]) v = B.CreateBinaryIntrinsic(llvm::Intrinsic::smin, v, last[i]);
       env.iters[size_t(chain[i]->iter)] = v;
     }
     env.stmt_args.clear();
@@ -207,7 +217,7 @@ bool Emitter::emit_register_tile(const LoopNode& f, Env& env) {
     return read_offset_of(sem.lhs_tensor, lhs, env);
   };
   llvm::Type* st = reg_type(sem.type);
-  auto acc_type = [&](const Point& p) -> llvm::Type* {
+  auto acc_type = [&](const TilePoint& p) -> llvm::Type* {
     return p.lanes > 1 ? llvm::FixedVectorType::get(st, unsigned(p.lanes)) : st;
   };
   llvm::Align align(scalar_type_bytes(sem.type));
@@ -218,7 +228,7 @@ bool Emitter::emit_register_tile(const LoopNode& f, Env& env) {
   locate(f, env);
   for (size_t i = 0; i < chain.size(); ++i) {
     first[i] = as_int(lx(chain[i]->init, env));
-    if (clamped[i]) last[i] = as_int(lx(chain[i]->upper, env));
+    if (t.clamped[i]) last[i] = as_int(lx(chain[i]->upper, env));
     env.iters[size_t(chain[i]->iter)] = first[i];
   }
   std::vector<llvm::Value*> addresses, masks;
@@ -227,14 +237,33 @@ bool Emitter::emit_register_tile(const LoopNode& f, Env& env) {
     addresses.push_back(element_ptr(read_slot(sem.lhs_tensor), at_point(p), env));
     masks.push_back(lane_mask_);
   }
+  // Where the reduction loops start at its first summed-index values (and run at all),
+  // the tile begins every element's reduction: its accumulators start from the identity,
+  // and the initialisation's nest was not emitted (fold_initialisations). Known when the
+  // code is generated unless a cache tile loop outside splits the reduction.
+  llvm::Value* begins = nullptr;
+  if (starts_from_identity_[size_t(call.stmt)]) {
+    begins = B.getTrue();
+    for (const LoopNode* r : reds) {
+      llvm::Value* lo = as_int(lx(r->init, env));
+      begins = B.CreateAnd(begins, B.CreateICmpSLE(lo, as_int(lx(r->upper, env))));
+      env.iters[size_t(r->iter)] = lo;
+    }
+    at_point(points[0]);
+    const std::vector<int64_t>& at = nest_.stmts[size_t(call.stmt)].reduction_first;
+    for (size_t d = 0; d < at.size(); ++d)
+      begins = B.CreateAnd(begins, B.CreateICmpEQ(env.stmt_args[size_t(stmt_->lhs_rank) + d], B.getInt64(uint64_t(at[d]))));
+  }
   for (const LoopNode* r : reds) env.iters[size_t(r->iter)] = nullptr;
   std::vector<llvm::Value*> accs;
-  for (size_t i = 0; i < points.size(); ++i)
-    if (masks[i])
-      accs.push_back(B.CreateMaskedLoad(acc_type(points[i]), addresses[i], align, masks[i],
-                                        llvm::Constant::getNullValue(acc_type(points[i])), "acc"));
-    else
-      accs.push_back(B.CreateAlignedLoad(acc_type(points[i]), addresses[i], align, "acc"));
+  for (size_t i = 0; i < points.size(); ++i) {
+    llvm::Type* type = acc_type(points[i]);
+    llvm::Value* acc = nullptr;
+    if (masks[i]) acc = B.CreateMaskedLoad(type, addresses[i], align, masks[i], llvm::Constant::getNullValue(type), "acc");
+    else acc = B.CreateAlignedLoad(type, addresses[i], align, "acc");
+    if (begins) acc = B.CreateSelect(begins, llvm::ConstantFP::get(type, sem.identity_f), acc, "acc");
+    accs.push_back(acc);
+  }
   accs = carry_accumulators(reds, 0, accs, env, [&](const std::vector<llvm::Value*>& in) {
     llvm::FastMathFlags fmf;
     fmf.setAllowContract();
@@ -243,7 +272,7 @@ bool Emitter::emit_register_tile(const LoopNode& f, Env& env) {
     std::vector<llvm::Value*> out;
     for (size_t i = 0; i < points.size(); ++i) {
       at_point(points[i]);
-      llvm::Value* v = vexpr(rhs, env, points[i].lanes, dv);
+      llvm::Value* v = vexpr(rhs, env, points[i].lanes, t.dv);
       llvm::IRBuilderBase::FastMathFlagGuard guard(B);
       B.setFastMathFlags(fmf);
       out.push_back(B.CreateFAdd(in[i], v, "acc"));
@@ -305,6 +334,103 @@ std::vector<llvm::Value*> Emitter::carry_accumulators(const std::vector<const Lo
     out.push_back(phi);
   }
   return out;
+}
+
+namespace {
+
+void calls_below(const LoopNode& n, std::vector<int>& out) {
+  if (n.kind == LoopNode::Kind::Call) out.push_back(n.stmt);
+  for (const LoopNode& c : n.children) calls_below(c, out);
+  for (const LoopNode& c : n.else_children) calls_below(c, out);
+}
+
+bool reads_tensor(const Expr& e, int t) {
+  if ((e.kind == ExprKind::Access || e.kind == ExprKind::Name) && e.ref == NameRef::Tensor && e.ref_id == t) return true;
+  for (const auto& a : e.args)
+    if (reads_tensor(*a, t)) return true;
+  return false;
+}
+
+}  // namespace
+
+void Emitter::fold_initialisations() {
+  // A reduction's initialisation in a top-level nest of its own (the contraction presets'
+  // Min fusion) writes the whole output once more than the reduction does; the register
+  // tiles that then load it can start from the identity instead. That holds when the
+  // schedule reaches every element first where the summed indices take the values in
+  // PolyStmt::reduction_first, every call of the reduction runs in a register tile, and
+  // no other statement touches the tensor between the two.
+  starts_from_identity_.assign(nest_.stmts.size(), false);
+  const std::vector<LoopNode>& top = nest_.root.children;
+  for (size_t s = 1; s < nest_.stmts.size(); ++s) {
+    const PolyStmt& ps = nest_.stmts[s];
+    int init = int(s) - 1;
+    if (ps.reduction_first.empty() || !nest_.stmts[size_t(init)].is_init) continue;
+    int tensor = stmt_semantics(def_, ps).lhs_tensor;
+    if (reads_tensor(*def_.stmts[size_t(ps.source_stmt)].ast->rhs, tensor)) continue;
+    std::vector<std::vector<int>> calls(top.size());
+    for (size_t n = 0; n < top.size(); ++n) calls_below(top[n], calls[n]);
+    auto has = [&](size_t n, int k) { return std::find(calls[n].begin(), calls[n].end(), k) != calls[n].end(); };
+    size_t at = top.size(), last = 0;
+    bool ok = true;
+    for (size_t n = 0; n < top.size(); ++n) {
+      if (has(n, init)) {
+        ok = ok && at == top.size() && std::count(calls[n].begin(), calls[n].end(), init) == std::ptrdiff_t(calls[n].size());
+        at = n;
+      }
+      if (has(n, int(s))) {
+        ok = ok && at < n;
+        last = n;
+      }
+    }
+    if (!ok || at == top.size()) continue;
+    for (size_t n = at + 1; ok && n <= last; ++n) {
+      for (int k : calls[n])
+        if (k != int(s)) {
+          const PolyStmt& other = nest_.stmts[size_t(k)];
+          ok = ok && stmt_semantics(def_, other).lhs_tensor != tensor &&
+               !reads_tensor(*def_.stmts[size_t(other.source_stmt)].ast->rhs, tensor);
+        }
+      ok = ok && register_tiles_hold(top[n], int(s));
+    }
+    if (!ok) continue;
+    starts_from_identity_[s] = true;
+    folded_.push_back(&top[at]);
+  }
+  stmt_ = nullptr;
+}
+
+bool Emitter::register_tiles_hold(const LoopNode& n, int s) {
+  auto all = [&](const std::vector<LoopNode>& nodes) {
+    for (const LoopNode& c : nodes)
+      if (!register_tiles_hold(c, s)) return false;
+    return true;
+  };
+  switch (n.kind) {
+    case LoopNode::Kind::Call: return n.stmt != s;
+    case LoopNode::Kind::Pack: {  // reads below it use the buffer's strides, as emit_pack arranges
+      const PackSite& p = nest_.packs[size_t(n.pack)];
+      int saved = pack_of_[size_t(p.tensor)];
+      pack_of_[size_t(p.tensor)] = n.pack;
+      bool held = all(n.children);
+      pack_of_[size_t(p.tensor)] = saved;
+      return held;
+    }
+    case LoopNode::Kind::For:
+      if (n.annot.accumulate_in_registers) {
+        std::vector<int> calls;
+        calls_below(n, calls);
+        if (std::find(calls.begin(), calls.end(), s) == calls.end()) return true;
+        std::optional<RegisterTile> t = plan_register_tile(n);
+        if (!t || t->call->stmt != s) return false;
+        for (size_t d = size_t(stmt_->lhs_rank); d < t->call->args.size(); ++d)
+          for (const LoopNode* l : t->chain)  // one start for the whole tile
+            if (iter_coefficient(t->call->args[d], l->iter) != std::optional<int64_t>(0)) return false;
+        return true;
+      }
+      return all(n.children);
+    default: return all(n.children) && all(n.else_children);
+  }
 }
 
 }  // namespace tcs::llvm_emit

@@ -66,6 +66,12 @@ struct PolyStmt {
   std::string name;
   int source_stmt = -1;
   bool is_init = false;
+  // A reduction whose schedule reaches every left-hand element first at these values of
+  // the summed indices (one per summed index, in order), and reaches every element its
+  // initialisation writes: a backend may start the element's accumulator from the
+  // identity there instead of running the initialisation. Empty where that does not hold
+  // or is not known (poly/ReductionStarts.cpp).
+  std::vector<int64_t> reduction_first;
 };
 
 // A tensor tile copied into a contiguous local buffer (cpu.pack): the box of `size`

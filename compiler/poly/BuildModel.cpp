@@ -210,10 +210,10 @@ class ModelBuilder {
     std::string name = "S" + std::to_string(k);
     if (reduces && a.init) {
       std::string init = name + "_init";
-      job_.stmts.push_back(PolyStmt{init, k, true});
+      job_.stmts.push_back(PolyStmt{init, k, true, {}});
       add(init, domain_text(k, init, lhs), {}, access_text(k, init, lhs, nullptr));
     }
-    job_.stmts.push_back(PolyStmt{name, k, false});
+    job_.stmts.push_back(PolyStmt{name, k, false, {}});
     std::vector<std::string> reads;
     std::vector<const ast::Expr*> exprs;
     collect_reads(*a.rhs, exprs);

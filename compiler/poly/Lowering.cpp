@@ -71,7 +71,7 @@ Expected<LoweringResult> lower_to_loop_nest(const SemaDef& def, const DefShapes&
   try {
     bool done = step("model", [&] { poly::build_model(job); job.schedule = job.initial; }) &&
                 step("dependences", [&] { poly::compute_dependences(job); }) &&
-                step("schedule", [&] { poly::compute_schedule(job); }) &&
+                step("schedule", [&] { poly::compute_schedule(job); poly::find_reduction_starts(job); }) &&
                 step("tile", [&] { poly::tile_bands(job); });
     for (const MappingPass& p : mapping) done = done && step(p.name, [&] { p.run(job); });
     done = done && step("ast", [&] {

@@ -19,8 +19,9 @@ void build_model(PolyJob& job);
 // info.
 void compute_dependences(PolyJob& job);
 // schedule. Reads: the dependences, options.outer_fusion. Sets: schedule (isl's, with a
-// mark above every band naming a loop id per member) and loops (role Scheduled); notes a
-// fallback when isl's work bound is hit.
+// mark above every band naming a loop id per member), loops (role Scheduled) and each
+// reduction's first summed-index values (stmts' reduction_first); notes a fallback when
+// isl's work bound is hit.
 void compute_schedule(PolyJob& job);
 // tile. Reads: schedule, options.tile, register_tile, tile_imperfectly_nested,
 // intra_tile_fusion, cpu.point_loop_order. Changes: schedule (outermost permutable bands

@@ -115,6 +115,10 @@ bool distances_hold(const isl::schedule_node& node, const isl::union_map& deps, 
 // Part of the schedule pass: band members that decrease along a statement's iterators,
 // run forwards where the dependences allow (poly/ForwardLoops.cpp).
 isl::schedule turn_loops_forward(const PolyJob& job, const isl::schedule& s);
+// Part of the schedule pass: per reduction, the summed-index values where the schedule
+// reaches each left-hand element first, when it can tell (stmts' reduction_first;
+// poly/ReductionStarts.cpp).
+void find_reduction_starts(PolyJob& job);
 
 // The last pass: the schedule tree becomes a LoopNest (the other passes are in Passes.h).
 LoopNest build_loop_nest(PolyJob& job);

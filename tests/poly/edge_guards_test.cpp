@@ -43,7 +43,7 @@ LoopNode pinned(int64_t at, int stmt) {  // if (c0 == at) S<stmt>(at)
 // for (c0 = 0; c0 <= upper; c0++) body
 LoopNest nest_of(std::vector<LoopNode> body, LExpr upper = LExpr::integer(7)) {
   LoopNest nest;
-  nest.stmts = {{"S0", 0, false}, {"S1", 1, false}};
+  nest.stmts = {{"S0", 0, false, {}}, {"S1", 1, false, {}}};
   nest.iter_names = {"c0"};
   LoopNode f;
   f.kind = Kind::For;

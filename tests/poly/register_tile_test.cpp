@@ -4,12 +4,15 @@
 // interpreter, and the LLVM IR is read for the shape that makes it fast.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "Compiler.h"
 #include "codegen/CpuKernel.h"
 #include "lang/Frontend.h"
 #include "runtime/Compare.h"
 #include "runtime/Interpreter.h"
 #include "runtime/RandomInputs.h"
+#include "targets/cpu/CpuTarget.h"
 
 namespace tcs {
 namespace {
@@ -111,6 +114,57 @@ TEST(RegisterTile, TwentyFourVectorsUnrollThoughTheyHoldMoreThan256Points) {
   EXPECT_GT(count(unrolled, "accumulators in registers"), 0) << unrolled;
   std::string rolled = check(bmm, {"26 x 48", {{"B", 2}, {"M", 26}, {"N", 48}, {"K", 5}}, options(26, 48)}).c;
   EXPECT_EQ(count(rolled, "unroll(full)"), 0) << rolled;
+}
+
+constexpr const char* kBmm = "def bmm(float(B,M,K) X, float(B,K,N) Y) -> (Z) { Z(b, m, n) +=! X(b, m, k) * Y(b, k, n) }";
+
+std::string bmm_options(const std::string& tile, bool accumulate = true) {
+  return R"({"outerScheduleFusionStrategy": "Min", "tile": )" + tile + R"(, "registerTile": [1, 8, 32], "cpu": {"vectorWidth": 16, )" +
+         R"("pointLoopOrder": [0, 3, 1, 2], "registerAccumulate": )" + (accumulate ? "true" : "false") + "}}";
+}
+
+// Each reduction's first summed-index values (PolyStmt::reduction_first), as the schedule
+// pass finds them, by statement name.
+std::map<std::string, std::vector<int64_t>> reduction_starts(const std::string& text, const SizeMap& sizes,
+                                                             const std::string& options) {
+  std::shared_ptr<const CheckedFile> checked = check_source("k.tc", text);
+  const SemaDef& def = checked->defs.at(0);
+  auto shapes = shapes_evaluate(def, sizes);
+  auto o = mapping_options_from_json(options);
+  auto lowered = lower_to_loop_nest(def, *shapes, *o, cpu_target().mapping_passes);
+  EXPECT_TRUE(lowered) << lowered.error();
+  std::map<std::string, std::vector<int64_t>> out;
+  if (lowered)
+    for (const PolyStmt& s : lowered->nest.stmts) out[s.name] = s.reduction_first;
+  return out;
+}
+
+TEST(RegisterTile, TheScheduleSaysWhereEachSumBegins) {
+  using V = std::vector<int64_t>;
+  SizeMap bmm_sizes = {{"B", 3}, {"M", 26}, {"N", 26}, {"K", 9}};
+  EXPECT_EQ(reduction_starts(kBmm, bmm_sizes, bmm_options("[1, 96, 512, 256]"))["S0"], V{0});
+  EXPECT_EQ(reduction_starts(kBmm, bmm_sizes, bmm_options("[1, 96, 512, 256]"))["S0_init"], V{});
+  std::string from_two = "def bmm(float(B,M,K) X, float(B,K,N) Y) -> (Z) { Z(b, m, n) +=! X(b, m, k) * Y(b, k, n) where k in 2:K }";
+  EXPECT_EQ(reduction_starts(from_two, bmm_sizes, bmm_options("[1, 96, 512, 256]"))["S0"], V{2});
+  SizeMap conv_sizes = {{"N", 2}, {"C", 3}, {"H", 6}, {"W", 16}, {"F", 8}, {"KH", 3}, {"KW", 3}};
+  EXPECT_EQ(reduction_starts(kConv, conv_sizes, conv_options("[1, 8, 1, 16, 3, 3, 3]", "[1, 4, 1, 16]"))["S0"], (V{0, 0, 0}));
+}
+
+TEST(RegisterTile, AccumulatorsStartFromZeroWhereTheTileBeginsTheSum) {
+  // The output's zeroing nest is not emitted: the register tiles start their accumulators
+  // from zero where their summed loops begin the sum (always when one cache tile holds all
+  // of K; when a cache tile loop splits it, only in its first tile).
+  auto parallel_functions = [](const std::string& ir) { return count(ir, "define internal void @tcs_parallel_"); };
+  SizeMap sizes = {{"B", 3}, {"M", 26}, {"N", 26}, {"K", 9}};
+  EXPECT_EQ(parallel_functions(check(kBmm, {"K whole", sizes, bmm_options("[1, 96, 512, 256]")}).llvm), 1);
+  EXPECT_EQ(parallel_functions(check(kBmm, {"K in tiles of 4", sizes, bmm_options("[1, 96, 512, 4]")}).llvm), 1);
+  std::string from_two = "def bmm(float(B,M,K) X, float(B,K,N) Y) -> (Z) { Z(b, m, n) +=! X(b, m, k) * Y(b, k, n) where k in 2:K }";
+  EXPECT_EQ(parallel_functions(check(from_two, {"k from 2", sizes, bmm_options("[1, 96, 512, 4]")}).llvm), 1);
+  Case conv{"conv", {{"N", 2}, {"C", 3}, {"H", 6}, {"W", 16}, {"F", 8}, {"KH", 3}, {"KW", 3}},
+            conv_options("[1, 8, 1, 16, 3, 3, 3]", "[1, 4, 1, 16]")};
+  EXPECT_EQ(parallel_functions(check(kConv, conv).llvm), 1);
+  // Without register tiles the zeroing nest stays.
+  EXPECT_EQ(parallel_functions(check(kBmm, {"no register tile", sizes, bmm_options("[1, 96, 512, 256]", false)}).llvm), 2);
 }
 
 }  // namespace
