@@ -351,6 +351,8 @@ bool reads_tensor(const Expr& e, int t) {
   return false;
 }
 
+bool touches(const SemaStmt& st, int t) { return st.lhs_tensor == t || reads_tensor(*st.ast->rhs, t); }
+
 }  // namespace
 
 void Emitter::fold_initialisations() {
@@ -362,14 +364,14 @@ void Emitter::fold_initialisations() {
   // no other statement touches the tensor between the two.
   starts_from_identity_.assign(nest_.stmts.size(), false);
   const std::vector<LoopNode>& top = nest_.root.children;
+  std::vector<std::vector<int>> calls(top.size());  // the statements each top-level nest calls
+  for (size_t n = 0; n < top.size(); ++n) calls_below(top[n], calls[n]);
   for (size_t s = 1; s < nest_.stmts.size(); ++s) {
     const PolyStmt& ps = nest_.stmts[s];
     int init = int(s) - 1;
     if (ps.reduction_first.empty() || !nest_.stmts[size_t(init)].is_init) continue;
-    int tensor = stmt_semantics(def_, ps).lhs_tensor;
-    if (reads_tensor(*def_.stmts[size_t(ps.source_stmt)].ast->rhs, tensor)) continue;
-    std::vector<std::vector<int>> calls(top.size());
-    for (size_t n = 0; n < top.size(); ++n) calls_below(top[n], calls[n]);
+    const SemaStmt& st = def_.stmts[size_t(ps.source_stmt)];
+    if (reads_tensor(*st.ast->rhs, st.lhs_tensor)) continue;
     auto has = [&](size_t n, int k) { return std::find(calls[n].begin(), calls[n].end(), k) != calls[n].end(); };
     size_t at = top.size(), last = 0;
     bool ok = true;
@@ -386,11 +388,7 @@ void Emitter::fold_initialisations() {
     if (!ok || at == top.size()) continue;
     for (size_t n = at + 1; ok && n <= last; ++n) {
       for (int k : calls[n])
-        if (k != int(s)) {
-          const PolyStmt& other = nest_.stmts[size_t(k)];
-          ok = ok && stmt_semantics(def_, other).lhs_tensor != tensor &&
-               !reads_tensor(*def_.stmts[size_t(other.source_stmt)].ast->rhs, tensor);
-        }
+        ok = ok && (k == int(s) || !touches(def_.stmts[size_t(nest_.stmts[size_t(k)].source_stmt)], st.lhs_tensor));
       ok = ok && register_tiles_hold(top[n], int(s));
     }
     if (!ok) continue;

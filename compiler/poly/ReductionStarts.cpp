@@ -71,7 +71,8 @@ bool summed_indices_only_grow(const isl::map& m, int lhs) {
     bool others = false;
     for (int i = 0; ok && i < in; ++i) {
       isl_val* c = isl_aff_get_coefficient_val(a, isl_dim_in, i);
-      if (!isl_val_is_zero(c)) {
+      if (!c) ok = false;  // isl failed: no claim
+      else if (!isl_val_is_zero(c)) {
         if (i < lhs) others = true;
         else if (summed >= 0 || !isl_val_is_pos(c)) ok = false;
         else summed = i - lhs;
