@@ -114,7 +114,15 @@ class Emitter {
   // The tile below reduction loop `f`, or nullopt when the nest does not have that shape.
   // Sets stmt_ to the tile's statement. Its answer depends on the packs in force (pack_of_).
   std::optional<RegisterTile> plan_register_tile(const LoopNode& f);
+  // t.points from its loops, trips and lanes.
+  void tile_points(RegisterTile& t);
+  // The tile below `f`; false (nothing emitted) when plan_register_tile finds none.
   bool emit_register_tile(const LoopNode& f, Env& env);
+  // One tile whose register loops start at `first` (clamped ones end at `last`): its
+  // accumulators loaded (or started from the identity), carried through the reduction
+  // loops, stored.
+  void emit_tile(const RegisterTile& t, const std::vector<llvm::Value*>& first, const std::vector<llvm::Value*>& last,
+                 Env& env);
 
   // Reductions whose register tiles start their accumulators from the identity where the
   // reduction begins (PolyStmt::reduction_first), so their initialisation's own nest is

@@ -157,11 +157,17 @@ std::optional<Emitter::RegisterTile> Emitter::plan_register_tile(const LoopNode&
   if (t.lanes > 1 && (lhs_dv != 1 || !vectorisable(rhs, t.sem.type, t.dv))) t.lanes = 1;
   if (t.lanes == 1 && !vectorisable(rhs, t.sem.type, std::vector<std::optional<int64_t>>(t.dv.size(), 0))) return std::nullopt;
 
+  tile_points(t);
+  if (t.points.size() > 64) return std::nullopt;  // more accumulators than registers: not a register tile
+  return t;
+}
+
+void Emitter::tile_points(RegisterTile& t) {
   // Every point of the register tile, as offsets from the loops' first values, and the
   // lanes it covers along the vector loop.
   t.points = {{}};
-  for (size_t c = 0; c < chain.size(); ++c) {
-    const LoopNode* l = chain[c];
+  for (size_t c = 0; c < t.chain.size(); ++c) {
+    const LoopNode* l = t.chain[c];
     std::vector<TilePoint> next;
     for (const TilePoint& p : t.points)
       for (int64_t v = 0; v < t.trips[c];) {
@@ -176,14 +182,71 @@ std::optional<Emitter::RegisterTile> Emitter::plan_register_tile(const LoopNode&
       }
     t.points = std::move(next);
   }
-  if (t.points.size() > 64) return std::nullopt;  // more accumulators than registers: not a register tile
-  return t;
 }
 
 bool Emitter::emit_register_tile(const LoopNode& f, Env& env) {
   std::optional<RegisterTile> plan = plan_register_tile(f);
   if (!plan) return false;
   const RegisterTile& t = *plan;
+  // The register loops' first values do not depend on the reduction loops: computed once,
+  // outside them, where the accumulators are loaded.
+  std::vector<llvm::Value*> first(t.chain.size()), last(t.chain.size());
+  for (const LoopNode* r : t.reds) env.iters[size_t(r->iter)] = B.getInt64(0);
+  locate(f, env);
+  for (size_t i = 0; i < t.chain.size(); ++i) {
+    first[i] = as_int(lx(t.chain[i]->init, env));
+    if (t.clamped[i]) last[i] = as_int(lx(t.chain[i]->upper, env));
+    env.iters[size_t(t.chain[i]->iter)] = first[i];
+  }
+  for (const LoopNode* r : t.reds) env.iters[size_t(r->iter)] = nullptr;
+
+  // A partial tile along a row loop (26 rows in tiles of 8 end with 2) runs as exact
+  // tiles of 4, 2 and 1 rows, as the bits of its row count say, not as a full tile whose
+  // rows past the edge redo the last one: that was 8 rows of work for 2. The first
+  // clamped loop that is not the masked vector loop splits; any other stays clamped.
+  bool masked = t.vloop && t.lanes > 1 && t.clamped.back();
+  size_t s = 0;
+  while (s < t.chain.size() && (!t.clamped[s] || (masked && t.chain[s] == t.vloop))) ++s;
+  if (s == t.chain.size()) {
+    emit_tile(t, first, last, env);
+    return true;
+  }
+  RegisterTile whole = t;
+  whole.clamped[s] = false;
+  llvm::Value* count = B.CreateSub(B.CreateAdd(last[s], B.getInt64(1)), first[s], "rows");
+  count = B.CreateBinaryIntrinsic(llvm::Intrinsic::smax, count, B.getInt64(0));
+  auto* full = llvm::BasicBlock::Create(C, "tile.full", env.fn);
+  auto* part = llvm::BasicBlock::Create(C, "tile.part", env.fn);
+  auto* done = llvm::BasicBlock::Create(C, "tile.done", env.fn);
+  B.CreateCondBr(B.CreateICmpSGE(count, B.getInt64(uint64_t(t.trips[s]))), full, part);
+  B.SetInsertPoint(full);
+  emit_tile(whole, first, last, env);
+  B.CreateBr(done);
+  B.SetInsertPoint(part);
+  int64_t bit = 1;
+  while (bit * 2 < t.trips[s]) bit *= 2;
+  std::vector<llvm::Value*> at = first;
+  for (; bit >= 1; bit /= 2) {
+    RegisterTile sub = whole;
+    sub.trips[s] = bit;
+    tile_points(sub);
+    llvm::Value* has = B.CreateAnd(count, B.getInt64(uint64_t(bit)));
+    auto* run = llvm::BasicBlock::Create(C, "tile.rows" + std::to_string(bit), env.fn);
+    auto* next = llvm::BasicBlock::Create(C, "tile.after" + std::to_string(bit), env.fn);
+    B.CreateCondBr(B.CreateICmpNE(has, B.getInt64(0)), run, next);
+    B.SetInsertPoint(run);
+    emit_tile(sub, at, last, env);
+    B.CreateBr(next);
+    B.SetInsertPoint(next);
+    at[s] = B.CreateNSWAdd(at[s], has);
+  }
+  B.CreateBr(done);
+  B.SetInsertPoint(done);
+  return true;
+}
+
+void Emitter::emit_tile(const RegisterTile& t, const std::vector<llvm::Value*>& first,
+                        const std::vector<llvm::Value*>& last, Env& env) {
   const std::vector<const LoopNode*>& reds = t.reds;
   const std::vector<const LoopNode*>& chain = t.chain;
   const std::vector<TilePoint>& points = t.points;
@@ -191,7 +254,6 @@ bool Emitter::emit_register_tile(const LoopNode& f, Env& env) {
   const StmtSemantics& sem = t.sem;
   const Expr& rhs = *stmt_->ast->rhs;
   int lanes = t.lanes;
-  std::vector<llvm::Value*> first(chain.size()), last(chain.size());
   bool masked = t.vloop && lanes > 1 && t.clamped.back();
   std::vector<uint64_t> lane_numbers(size_t(std::max(lanes, 1)));
   for (size_t i = 0; i < lane_numbers.size(); ++i) lane_numbers[i] = i;
@@ -222,15 +284,9 @@ bool Emitter::emit_register_tile(const LoopNode& f, Env& env) {
   };
   llvm::Align align(scalar_type_bytes(sem.type));
 
-  // The register loops' first values do not depend on the reduction loops: computed once,
-  // outside them, where the accumulators are loaded.
+  // The accumulators' addresses do not depend on the reduction loops (plan_register_tile).
   for (const LoopNode* r : reds) env.iters[size_t(r->iter)] = B.getInt64(0);
-  locate(f, env);
-  for (size_t i = 0; i < chain.size(); ++i) {
-    first[i] = as_int(lx(chain[i]->init, env));
-    if (t.clamped[i]) last[i] = as_int(lx(chain[i]->upper, env));
-    env.iters[size_t(chain[i]->iter)] = first[i];
-  }
+  for (size_t i = 0; i < chain.size(); ++i) env.iters[size_t(chain[i]->iter)] = first[i];
   std::vector<llvm::Value*> addresses, masks;
   locate(call, env);
   for (const auto& p : points) {
@@ -285,7 +341,6 @@ bool Emitter::emit_register_tile(const LoopNode& f, Env& env) {
     else B.CreateAlignedStore(accs[i], addresses[i], align);
   lane_mask_ = nullptr;
   for (const LoopNode* l : chain) env.iters[size_t(l->iter)] = nullptr;
-  return true;
 }
 
 std::vector<llvm::Value*> Emitter::carry_accumulators(const std::vector<const LoopNode*>& reds, size_t level,

@@ -150,6 +150,24 @@ std::map<std::string, std::vector<int64_t>> reduction_starts(const std::string& 
   return out;
 }
 
+TEST(RegisterTile, APartialRowTileRunsOnlyItsOwnRows) {
+  // 8-row tiles over M rows end with M mod 8: that tile runs as exact tiles of 4, 2 and 1
+  // rows as the remainder's bits say (26 rows: 2; 19: 2 + 1), not as 8 rows clamped onto
+  // the last. Each row of a tile stores its second vector (10 of 26 columns) masked once,
+  // so the kernel holds 8 such stores for the full tile and one per row of the partial
+  // one; clamped, it held 16. Every remainder is checked against the interpreter, with
+  // NaN outputs.
+  for (int m = 17; m <= 26; ++m) {
+    SizeMap sizes = {{"B", 2}, {"M", m}, {"N", 26}, {"K", 9}};
+    std::string ir = check(kBmm, {"M " + std::to_string(m), sizes, bmm_options("[1, 32, 512, 256]")}).llvm;
+    // LLVM copies the full tile once more for 23 rows (tiles 0, 1 and 2 unrolled).
+    if (m % 8 && m != 23) EXPECT_EQ(count(ir, "call void @llvm.masked.store"), 8 + m % 8) << "M " << m;
+  }
+  // K in cache tiles of 4: the sub-tiles start from zero in the first one only.
+  SizeMap sizes = {{"B", 2}, {"M", 26}, {"N", 26}, {"K", 9}};
+  check(kBmm, {"M 26, K in tiles of 4", sizes, bmm_options("[1, 32, 512, 4]")});
+}
+
 TEST(RegisterTile, TheScheduleSaysWhereEachSumBegins) {
   using V = std::vector<int64_t>;
   SizeMap bmm_sizes = {{"B", 3}, {"M", 26}, {"N", 26}, {"K", 9}};
