@@ -1,5 +1,6 @@
 #include "codegen/CText.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <set>
@@ -85,8 +86,9 @@ constexpr CHelper kHelpers[] = {
 class CWriter {
  public:
   CWriter(const SemaDef& def, const DefShapes& shapes, const LoopNest& nest, std::map<const LoopNode*, int>* lines,
-          bool symbolic)
-      : def_(def), shapes_(shapes), nest_(nest), node_lines_(lines), layout_(kernel_layout(def, shapes, symbolic)) {
+          bool symbolic, const FoldedInitialisations* folds)
+      : def_(def), shapes_(shapes), nest_(nest), node_lines_(lines), layout_(kernel_layout(def, shapes, symbolic)),
+        folds_(folds) {
     for (const std::string& p : nest.params) {
       if (symbolic) param_names_.push_back(c_identifier(p));
       else param_values_.push_back(shapes.sizes.at(p));
@@ -153,7 +155,19 @@ class CWriter {
       for (const SizeCondition& c : size_conditions(def_))
         line("  if (" + c_size_violated(c.nonnegative) + ") return 1;  // " + c.what);
     }
-    for (const LoopNode& n : nest_.root.children) node(n, 1);
+    for (size_t i = 0; i < nest_.root.children.size(); ++i) {
+      if (folds_ && i < folds_->skipped.size() && folds_->skipped[i]) {
+        std::vector<int> calls = calls_below(nest_.root.children[i]);
+        std::string names;
+        for (size_t c = 0; c < calls.size(); ++c)
+          if (std::find(calls.begin(), calls.begin() + std::ptrdiff_t(c), calls[c]) == calls.begin() + std::ptrdiff_t(c))
+            names += (names.empty() ? "" : ", ") + nest_.stmts[size_t(calls[c])].name;
+        line("  // " + names + ": not run; the sums below start from zero where they begin (register tiles)",
+             LineOrigin{-1, calls.empty() ? -1 : calls[0]});
+        continue;
+      }
+      node(nest_.root.children[i], 1);
+    }
     if (layout_.symbolic) line("  return 0;");
     line("}");
   }
@@ -313,7 +327,13 @@ class CWriter {
       case ast::ReduceOp::Sum:
       case ast::ReduceOp::Product: {
         const char* op = sem.op == ast::ReduceOp::Sum ? "+" : "*";
-        if (scalar_type_is_integer(sem.type))  // wraps like the interpreter, never C's undefined overflow
+        if (folds_ && folds_->starts_from_identity.at(size_t(n.stmt))) {  // its initialisation is folded here
+          std::string begins;
+          const std::vector<int64_t>& at = ps.reduction_first;
+          for (size_t d = 0; d < at.size(); ++d)
+            begins += (d ? " && " : "") + idx_[size_t(st.lhs_rank) + d] + " == " + std::to_string(at[d]);
+          line(pad + lhs + " = (" + begins + " ? " + identity(sem) + " : " + lhs + ") " + op + " " + rhs + ";" + tag, o);
+        } else if (scalar_type_is_integer(sem.type))  // wraps like the interpreter, never C's undefined overflow
           line(pad + lhs + " = " + wrapped(lhs, op, rhs, sem.type) + ";" + tag, o);
         else
           line(pad + lhs + " " + op + "= " + rhs + ";" + tag, o);
@@ -485,13 +505,15 @@ class CWriter {
   std::vector<std::string> idx_;
   std::set<std::string> helpers_;  // the kHelpers this text calls
   int subscript_depth_ = 0;
+  const FoldedInitialisations* folds_;
 };
 
 }  // namespace
 
 GeneratedText generate_c(const SemaDef& def, const DefShapes& shapes, const LoopNest& nest,
-                         std::map<const LoopNode*, int>* node_lines, bool symbolic_sizes) {
-  return CWriter(def, shapes, nest, node_lines, symbolic_sizes).run();
+                         std::map<const LoopNode*, int>* node_lines, bool symbolic_sizes,
+                         const FoldedInitialisations* folds) {
+  return CWriter(def, shapes, nest, node_lines, symbolic_sizes, folds).run();
 }
 
 }  // namespace tcs

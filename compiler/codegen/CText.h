@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "codegen/FoldedInitialisations.h"
 #include "codegen/GeneratedText.h"
 #include "lang/Sema.h"
 #include "lang/Shapes.h"
@@ -17,8 +18,11 @@ namespace tcs {
 
 // `node_lines`, when given, receives the 1-based line of every For and Call node: the
 // LLVM backend uses them as debug locations, so IR and assembly map back through the C.
+// `folds`, when given, are the initialisations the LLVM code folds into its register
+// tiles: the C leaves those nests out and starts each such sum from zero where it begins.
 GeneratedText generate_c(const SemaDef& def, const DefShapes& shapes, const LoopNest& nest,
-                         std::map<const LoopNode*, int>* node_lines = nullptr, bool symbolic_sizes = false);
+                         std::map<const LoopNode*, int>* node_lines = nullptr, bool symbolic_sizes = false,
+                         const FoldedInitialisations* folds = nullptr);
 
 // A user's tensor or def name as the C text spells it: unchanged, unless C, its headers or
 // the generator already use it (a keyword, "expf", "c0", "B_pack0", anything "tcs_..."):

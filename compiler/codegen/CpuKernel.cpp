@@ -256,6 +256,12 @@ Status emit_object(const llvm::Module& module, const CpuCodegenRequest& req, Cpu
   return success();
 }
 
+FoldedInitialisations cpu_folded_initialisations(const SemaDef& def, const DefShapes& shapes, const LoopNest& nest,
+                                                 bool symbolic_sizes) {
+  LlvmEmitRequest er{&def, &shapes, &nest, nullptr, def.name + ".c", symbolic_sizes};
+  return folded_initialisations(er);
+}
+
 Expected<CpuCodegenResult> cpu_codegen(const CpuCodegenRequest& req) {
   init_llvm();
   CpuCodegenResult result;

@@ -6,6 +6,7 @@
 #include <memory>
 #include <vector>
 
+#include "codegen/FoldedInitialisations.h"
 #include "codegen/GeneratedText.h"
 #include "lang/Sema.h"
 #include "lang/Shapes.h"
@@ -71,6 +72,11 @@ struct CpuCodegenResult {
 };
 
 Expected<CpuCodegenResult> cpu_codegen(const CpuCodegenRequest& request);
+
+// The initialisations cpu_codegen's LLVM code folds into register tiles, for the C text
+// (generate_c) to show the same kernel.
+FoldedInitialisations cpu_folded_initialisations(const SemaDef& def, const DefShapes& shapes, const LoopNest& nest,
+                                                 bool symbolic_sizes);
 
 // This machine as the CPU target sees it: the processor, the LLVM CPU name and features
 // the JIT compiles for, the cores, LLVM's version.

@@ -25,7 +25,22 @@ std::unique_ptr<llvm::Module> emit_llvm_module(llvm::LLVMContext& ctx, const Llv
   return llvm_emit::Emitter(ctx, req).run();
 }
 
+FoldedInitialisations folded_initialisations(const LlvmEmitRequest& req) {
+  llvm::LLVMContext ctx;
+  return llvm_emit::Emitter(ctx, req).folds();
+}
+
 namespace llvm_emit {
+
+FoldedInitialisations Emitter::folds() {
+  pack_of_.assign(def_.tensors.size(), -1);
+  fold_initialisations();
+  FoldedInitialisations f;
+  f.starts_from_identity = starts_from_identity_;
+  for (const LoopNode& n : nest_.root.children)
+    f.skipped.push_back(std::find(folded_.begin(), folded_.end(), &n) != folded_.end());
+  return f;
+}
 
 std::unique_ptr<llvm::Module> Emitter::run() {
   module_->addModuleFlag(llvm::Module::Warning, "Debug Info Version", llvm::DEBUG_METADATA_VERSION);

@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "codegen/FoldedInitialisations.h"
 #include "lang/Sema.h"
 #include "lang/Shapes.h"
 #include "loopnest/LoopNest.h"
@@ -39,6 +40,9 @@ struct LlvmEmitRequest {
 };
 
 std::unique_ptr<llvm::Module> emit_llvm_module(llvm::LLVMContext& ctx, const LlvmEmitRequest& req);
+
+// The initialisations emit_llvm_module folds into register tiles, for the C text to follow.
+FoldedInitialisations folded_initialisations(const LlvmEmitRequest& req);
 
 // The double-precision reference implementation of a builtin, by the symbol name the
 // generated code calls ("tcs_builtin_erfinv"); null if there is none.

@@ -30,6 +30,8 @@ class Emitter {
         layout_(kernel_layout(*r.def, *r.shapes, r.symbolic_sizes)), module_(std::make_unique<llvm::Module>("tcs_" + r.def->name, c)), B(c), dib_(*module_) {}
 
   std::unique_ptr<llvm::Module> run();
+  // fold_initialisations' decision as plain data, nothing emitted.
+  FoldedInitialisations folds();
 
  private:
   struct Env {

@@ -62,7 +62,20 @@ void Emitter::emit_call(const LoopNode& n, Env& env) {
   }
   const Expr& rhs = *stmt_->ast->rhs;
   llvm::Value* v = convert(expr(rhs, env), rhs.type, sem.type);
-  if (sem.combines) v = combine(sem, load(slot, off, env), v);
+  if (sem.combines) {
+    llvm::Value* acc = load(slot, off, env);
+    // A reduction whose initialisation was folded (fold_initialisations) normally runs in
+    // register tiles; should one of its calls reach plain loops, it starts its sum from
+    // the identity here, as the C text writes it, rather than add to an unzeroed output.
+    if (!starts_from_identity_.empty() && starts_from_identity_[size_t(n.stmt)]) {
+      llvm::Value* begins = B.getTrue();
+      const std::vector<int64_t>& at = ps.reduction_first;
+      for (size_t d = 0; d < at.size(); ++d)
+        begins = B.CreateAnd(begins, B.CreateICmpEQ(env.stmt_args[size_t(stmt_->lhs_rank) + d], B.getInt64(uint64_t(at[d]))));
+      acc = B.CreateSelect(begins, llvm::ConstantFP::get(ty, sem.identity_f), acc);
+    }
+    v = combine(sem, acc, v);
+  }
   store(slot, off, v, env);
 }
 

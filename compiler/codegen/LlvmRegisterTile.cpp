@@ -393,12 +393,6 @@ std::vector<llvm::Value*> Emitter::carry_accumulators(const std::vector<const Lo
 
 namespace {
 
-void calls_below(const LoopNode& n, std::vector<int>& out) {
-  if (n.kind == LoopNode::Kind::Call) out.push_back(n.stmt);
-  for (const LoopNode& c : n.children) calls_below(c, out);
-  for (const LoopNode& c : n.else_children) calls_below(c, out);
-}
-
 bool reads_tensor(const Expr& e, int t) {
   if ((e.kind == ExprKind::Access || e.kind == ExprKind::Name) && e.ref == NameRef::Tensor && e.ref_id == t) return true;
   for (const auto& a : e.args)
@@ -420,7 +414,7 @@ void Emitter::fold_initialisations() {
   starts_from_identity_.assign(nest_.stmts.size(), false);
   const std::vector<LoopNode>& top = nest_.root.children;
   std::vector<std::vector<int>> calls(top.size());  // the statements each top-level nest calls
-  for (size_t n = 0; n < top.size(); ++n) calls_below(top[n], calls[n]);
+  for (size_t n = 0; n < top.size(); ++n) calls[n] = calls_below(top[n]);
   for (size_t s = 1; s < nest_.stmts.size(); ++s) {
     const PolyStmt& ps = nest_.stmts[s];
     int init = int(s) - 1;
@@ -471,8 +465,7 @@ bool Emitter::register_tiles_hold(const LoopNode& n, int s) {
     }
     case LoopNode::Kind::For:
       if (n.annot.accumulate_in_registers) {
-        std::vector<int> calls;
-        calls_below(n, calls);
+        std::vector<int> calls = calls_below(n);
         if (std::find(calls.begin(), calls.end(), s) == calls.end()) return true;
         std::optional<RegisterTile> t = plan_register_tile(n);
         if (!t || t->call->stmt != s) return false;

@@ -95,6 +95,22 @@ std::vector<std::string> local_temporaries(const LoopNest& nest) {
   return names;
 }
 
+namespace {
+
+void add_calls(const LoopNode& n, std::vector<int>& out) {
+  if (n.kind == LoopNode::Kind::Call) out.push_back(n.stmt);
+  for (const LoopNode& c : n.children) add_calls(c, out);
+  for (const LoopNode& c : n.else_children) add_calls(c, out);
+}
+
+}  // namespace
+
+std::vector<int> calls_below(const LoopNode& n) {
+  std::vector<int> out;
+  add_calls(n, out);
+  return out;
+}
+
 std::string loop_nest_to_string(const LoopNest& nest) {
   std::string out;
   print(nest.root, nest, 0, out);

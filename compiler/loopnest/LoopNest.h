@@ -120,6 +120,9 @@ std::string loop_nest_to_string(const LoopNest& nest);   // pseudo-C, for --emit
 // The temporaries the nest keeps in local buffers (PackSite::local), each once, in the
 // order their first site appears: their tensors are never touched.
 std::vector<std::string> local_temporaries(const LoopNest& nest);
+// The statements the calls below `n` run (LoopNode::stmt), in the nest's order, one entry
+// per call.
+std::vector<int> calls_below(const LoopNode& n);
 // With `param_values`, size parameters print as those numbers, with `param_names` as those
 // names (else as LoopNest::params); `c_macros` spells floor division, min and max as the
 // tcs_floord/tcs_min/tcs_max macros of the generated C.

@@ -193,7 +193,16 @@ TEST(RegisterTile, AccumulatorsStartFromZeroWhereTheTileBeginsTheSum) {
             conv_options("[1, 8, 1, 16, 3, 3, 3]", "[1, 4, 1, 16]")};
   EXPECT_EQ(parallel_functions(check(kConv, conv).llvm), 1);
   // Without register tiles the zeroing nest stays.
-  EXPECT_EQ(parallel_functions(check(kBmm, {"no register tile", sizes, bmm_options("[1, 96, 512, 256]", false)}).llvm), 2);
+  Texts plain = check(kBmm, {"no register tile", sizes, bmm_options("[1, 96, 512, 256]", false)});
+  EXPECT_EQ(parallel_functions(plain.llvm), 2);
+  // The C text shows the same kernel: no zeroing nest where the IR has none, and each sum
+  // starting from zero where its summed index begins; the zeroing where it stays.
+  Texts folded = check(kBmm, {"K in tiles of 4, C", sizes, bmm_options("[1, 96, 512, 4]")});
+  EXPECT_EQ(count(folded.c, "= 0;  // S0_init"), 0) << folded.c;
+  EXPECT_EQ(count(folded.c, "// S0_init: not run"), 1) << folded.c;
+  EXPECT_GT(count(folded.c, " == 0 ? 0 : Z["), 0) << folded.c;
+  EXPECT_EQ(count(plain.c, "= 0;  // S0_init"), 1) << plain.c;
+  EXPECT_EQ(count(plain.c, "? 0 :"), 0) << plain.c;
 }
 
 }  // namespace

@@ -21,7 +21,8 @@ Expected<CodegenOutput> generate(const CodegenInput& in) {
   bool llvm = wants(in, "llvm") || wants(in, "asm") || in.build_kernel || !in.object_cpu.empty();
   std::map<const LoopNode*, int> node_lines;
   auto t0 = std::chrono::steady_clock::now();
-  GeneratedText c = generate_c(*in.def, *in.shapes, *in.nest, &node_lines, in.symbolic_sizes);
+  FoldedInitialisations folds = cpu_folded_initialisations(*in.def, *in.shapes, *in.nest, in.symbolic_sizes);
+  GeneratedText c = generate_c(*in.def, *in.shapes, *in.nest, &node_lines, in.symbolic_sizes, &folds);
   out.timings.push_back({"c", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()});
   if (wants(in, "c")) out.texts["c"] = c;
   if (in.early && llvm) in.early(out.texts, out.timings);
