@@ -326,7 +326,10 @@ std::string readme(const SemaDef& def, bool symbolic, const DefShapes& shapes, c
   r += "| `example.c` | reads the inputs from `.npy` files, runs `" + n + "`, writes the outputs as `.npy` |\n\n";
   r += "## Use it\n\n```cmake\nadd_subdirectory(" + n + ")          # this folder\ntarget_link_libraries(app PRIVATE " + n +
        ")\n```\n\nConfigure with `-D" + n + "_USE_OBJECT=ON` to link the LLVM object instead of compiling the C; it\n";
-  r += "runs only on CPUs with the instruction set of `" + cpu + "`. `-D" + n + "_OPENMP=OFF` keeps it single-threaded.\n\n";
+  r += "runs only on CPUs with the instruction set of `" + cpu + "`. `-D" + n + "_OPENMP=OFF` keeps it single-threaded.\n";
+  r += "Link the object for speed: it is the kernel TC Studio timed. The C runs the same loops, but C\n";
+  r += "compilers do not keep a register tile's sums in registers, so a contraction built from it can\n";
+  r += "run many times slower.\n\n";
   r += "To try it on files:\n\n```sh\ncc -O2 -fopenmp example.c " + n + ".c -lm -o example\n./example in out    # in/<input>.npy -> out/<output>.npy\n```\n\n";
   r += "Data-dependent subscripts (a tensor used as an index) must be in range: the C reads\n";
   r += "whatever the index points at and the object reads the first element instead.\n\n";
