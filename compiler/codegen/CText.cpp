@@ -1,6 +1,5 @@
 #include "codegen/CText.h"
 
-#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <set>
@@ -158,10 +157,10 @@ class CWriter {
     for (size_t i = 0; i < nest_.root.children.size(); ++i) {
       if (folds_ && i < folds_->skipped.size() && folds_->skipped[i]) {
         std::vector<int> calls = calls_below(nest_.root.children[i]);
+        std::set<int> named;
         std::string names;
-        for (size_t c = 0; c < calls.size(); ++c)
-          if (std::find(calls.begin(), calls.begin() + std::ptrdiff_t(c), calls[c]) == calls.begin() + std::ptrdiff_t(c))
-            names += (names.empty() ? "" : ", ") + nest_.stmts[size_t(calls[c])].name;
+        for (int k : calls)
+          if (named.insert(k).second) names += (names.empty() ? "" : ", ") + nest_.stmts[size_t(k)].name;
         line("  // " + names + ": not run; the sums below start from zero where they begin (register tiles)",
              LineOrigin{-1, calls.empty() ? -1 : calls[0]});
         continue;

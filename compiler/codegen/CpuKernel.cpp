@@ -271,7 +271,7 @@ Expected<CpuCodegenResult> cpu_codegen(const CpuCodegenRequest& req) {
   // Optimisation remarks and warnings ("loop not vectorised") are not the user's errors;
   // keep them off stderr.
   ctx->setDiagnosticHandlerCallBack([](const llvm::DiagnosticInfo*, void*) {});
-  LlvmEmitRequest er{req.def, req.shapes, req.nest, req.node_lines, req.def->name + ".c", req.symbolic_sizes};
+  LlvmEmitRequest er{req.def, req.shapes, req.nest, req.node_lines, req.def->name + ".c", req.symbolic_sizes, req.folds};
   std::unique_ptr<llvm::Module> module = emit_llvm_module(*ctx, er);
   std::string verify;
   llvm::raw_string_ostream vos(verify);

@@ -61,6 +61,9 @@ struct CpuCodegenRequest {
   std::string object_cpu;  // empty: no object
   std::string object_prefix;
   bool symbolic_sizes = false;  // the nest keeps its sizes as parameters: the entry reads them
+  // The folded initialisations the C text followed (cpu_folded_initialisations), so the IR
+  // follows the same decision; null: decided while emitting.
+  const FoldedInitialisations* folds = nullptr;
 };
 
 struct CpuCodegenResult {

@@ -35,11 +35,7 @@ namespace llvm_emit {
 FoldedInitialisations Emitter::folds() {
   pack_of_.assign(def_.tensors.size(), -1);
   fold_initialisations();
-  FoldedInitialisations f;
-  f.starts_from_identity = starts_from_identity_;
-  for (const LoopNode& n : nest_.root.children)
-    f.skipped.push_back(std::find(folded_.begin(), folded_.end(), &n) != folded_.end());
-  return f;
+  return folds_;
 }
 
 std::unique_ptr<llvm::Module> Emitter::run() {
@@ -57,9 +53,10 @@ std::unique_ptr<llvm::Module> Emitter::run() {
 
   // The body: every tensor a noalias argument, then the error word and the pool.
   Env body = make_impl("tcs_body", {});
-  fold_initialisations();
-  for (const LoopNode& n : nest_.root.children)
-    if (std::find(folded_.begin(), folded_.end(), &n) == folded_.end()) emit(n, body);
+  if (req_.folds) folds_ = *req_.folds;
+  else fold_initialisations();
+  for (size_t i = 0; i < nest_.root.children.size(); ++i)
+    if (!folds_.skipped[i]) emit(nest_.root.children[i], body);
   B.CreateRetVoid();
 
   // The entry point unpacks the buffer array and returns the error bits. With symbolic

@@ -37,6 +37,8 @@ struct LlvmEmitRequest {
   const std::map<const LoopNode*, int>* node_lines = nullptr;
   std::string c_file_name = "kernel.c";
   bool symbolic_sizes = false;  // sizes come from the entry's `sizes` argument (Layout.h)
+  // The folded initialisations the C text followed (folded_initialisations); null: decide here.
+  const FoldedInitialisations* folds = nullptr;
 };
 
 std::unique_ptr<llvm::Module> emit_llvm_module(llvm::LLVMContext& ctx, const LlvmEmitRequest& req);

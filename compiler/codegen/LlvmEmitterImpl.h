@@ -112,6 +112,8 @@ class Emitter {
     std::vector<std::optional<int64_t>> dv;  // the statement's index values along the lanes
     int lanes = 1;
     std::vector<TilePoint> points;
+    // The vector loop runs past its edge: its lanes there are masked off, not clamped.
+    bool masked() const { return vloop && lanes > 1 && clamped.back(); }
   };
   // The tile below reduction loop `f`, or nullopt when the nest does not have that shape.
   // Sets stmt_ to the tile's statement. Its answer depends on the packs in force (pack_of_).
@@ -128,7 +130,7 @@ class Emitter {
 
   // Reductions whose register tiles start their accumulators from the identity where the
   // reduction begins (PolyStmt::reduction_first), so their initialisation's own nest is
-  // not emitted: sets starts_from_identity_ and folded_.
+  // not emitted: sets folds_.
   void fold_initialisations();
   // Whether every call of statement `s` below `n` runs in a register tile that can start
   // from the identity (its summed indices do not move with the register loops).
@@ -221,8 +223,7 @@ class Emitter {
   const SemaStmt* stmt_ = nullptr;
   std::vector<int> pack_of_;  // per tensor: the pack site its reads use, or -1
   llvm::Value* lane_mask_ = nullptr;  // register tile at an edge: the lanes that run (vexpr's loads)
-  std::vector<bool> starts_from_identity_;  // per nest statement (fold_initialisations)
-  std::vector<const LoopNode*> folded_;     // top-level nests not emitted: folded initialisations
+  FoldedInitialisations folds_;  // fold_initialisations' decision, or the request's
 };
 
 }  // namespace tcs::llvm_emit

@@ -67,7 +67,7 @@ void Emitter::emit_call(const LoopNode& n, Env& env) {
     // A reduction whose initialisation was folded (fold_initialisations) normally runs in
     // register tiles; should one of its calls reach plain loops, it starts its sum from
     // the identity here, as the C text writes it, rather than add to an unzeroed output.
-    if (!starts_from_identity_.empty() && starts_from_identity_[size_t(n.stmt)]) {
+    if (folds_.starts_from_identity[size_t(n.stmt)]) {
       llvm::Value* begins = B.getTrue();
       const std::vector<int64_t>& at = ps.reduction_first;
       for (size_t d = 0; d < at.size(); ++d)

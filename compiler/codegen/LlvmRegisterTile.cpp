@@ -204,9 +204,8 @@ bool Emitter::emit_register_tile(const LoopNode& f, Env& env) {
   // tiles of 4, 2 and 1 rows, as the bits of its row count say, not as a full tile whose
   // rows past the edge redo the last one: that was 8 rows of work for 2. The first
   // clamped loop that is not the masked vector loop splits; any other stays clamped.
-  bool masked = t.vloop && t.lanes > 1 && t.clamped.back();
   size_t s = 0;
-  while (s < t.chain.size() && (!t.clamped[s] || (masked && t.chain[s] == t.vloop))) ++s;
+  while (s < t.chain.size() && (!t.clamped[s] || (t.masked() && t.chain[s] == t.vloop))) ++s;
   if (s == t.chain.size()) {
     emit_tile(t, first, last, env);
     return true;
@@ -254,7 +253,7 @@ void Emitter::emit_tile(const RegisterTile& t, const std::vector<llvm::Value*>& 
   const StmtSemantics& sem = t.sem;
   const Expr& rhs = *stmt_->ast->rhs;
   int lanes = t.lanes;
-  bool masked = t.vloop && lanes > 1 && t.clamped.back();
+  bool masked = t.masked();
   std::vector<uint64_t> lane_numbers(size_t(std::max(lanes, 1)));
   for (size_t i = 0; i < lane_numbers.size(); ++i) lane_numbers[i] = i;
   auto at_point = [&](const TilePoint& p) {
@@ -298,7 +297,7 @@ void Emitter::emit_tile(const RegisterTile& t, const std::vector<llvm::Value*>& 
   // and the initialisation's nest was not emitted (fold_initialisations). Known when the
   // code is generated unless a cache tile loop outside splits the reduction.
   llvm::Value* begins = nullptr;
-  if (starts_from_identity_[size_t(call.stmt)]) {
+  if (folds_.starts_from_identity[size_t(call.stmt)]) {
     begins = B.getTrue();
     for (const LoopNode* r : reds) {
       llvm::Value* lo = as_int(lx(r->init, env));
@@ -411,8 +410,9 @@ void Emitter::fold_initialisations() {
   // schedule reaches every element first where the summed indices take the values in
   // PolyStmt::reduction_first, every call of the reduction runs in a register tile, and
   // no other statement touches the tensor between the two.
-  starts_from_identity_.assign(nest_.stmts.size(), false);
   const std::vector<LoopNode>& top = nest_.root.children;
+  folds_.starts_from_identity.assign(nest_.stmts.size(), false);
+  folds_.skipped.assign(top.size(), false);
   std::vector<std::vector<int>> calls(top.size());  // the statements each top-level nest calls
   for (size_t n = 0; n < top.size(); ++n) calls[n] = calls_below(top[n]);
   for (size_t s = 1; s < nest_.stmts.size(); ++s) {
@@ -441,8 +441,8 @@ void Emitter::fold_initialisations() {
       ok = ok && register_tiles_hold(top[n], int(s));
     }
     if (!ok) continue;
-    starts_from_identity_[s] = true;
-    folded_.push_back(&top[at]);
+    folds_.starts_from_identity[s] = true;
+    folds_.skipped[at] = true;
   }
   stmt_ = nullptr;
 }

@@ -161,7 +161,9 @@ TEST(RegisterTile, APartialRowTileRunsOnlyItsOwnRows) {
     SizeMap sizes = {{"B", 2}, {"M", m}, {"N", 26}, {"K", 9}};
     std::string ir = check(kBmm, {"M " + std::to_string(m), sizes, bmm_options("[1, 32, 512, 256]")}).llvm;
     // LLVM copies the full tile once more for 23 rows (tiles 0, 1 and 2 unrolled).
-    if (m % 8 && m != 23) EXPECT_EQ(count(ir, "call void @llvm.masked.store"), 8 + m % 8) << "M " << m;
+    if (m % 8 && m != 23) {
+      EXPECT_EQ(count(ir, "call void @llvm.masked.store"), 8 + m % 8) << "M " << m;
+    }
   }
   // K in cache tiles of 4: the sub-tiles start from zero in the first one only.
   SizeMap sizes = {{"B", 2}, {"M", 26}, {"N", 26}, {"K", 9}};

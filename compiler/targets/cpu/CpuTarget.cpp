@@ -30,7 +30,7 @@ Expected<CodegenOutput> generate(const CodegenInput& in) {
   if (in.cancel && in.cancel->load()) return Error{ErrorKind::Cancelled, "compilation cancelled"};
   CpuCodegenRequest cg{in.def,          in.shapes,         in.nest,          &c,
                        &node_lines,     wants(in, "llvm"), wants(in, "asm"), in.build_kernel,
-                       in.object_cpu,   in.object_prefix,  in.symbolic_sizes};
+                       in.object_cpu,   in.object_prefix,  in.symbolic_sizes, &folds};
   auto built = cpu_codegen(cg);
   if (!built) return built.failure();
   if (wants(in, "llvm")) out.texts["llvm"] = std::move(built->llvm_ir);
