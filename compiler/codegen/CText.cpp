@@ -260,6 +260,9 @@ class CWriter {
     }
     src = offset(p.tensor, [&](size_t d) { return origin[d] + " + p" + std::to_string(d); });
     line(indent + buf + "[" + (dst.empty() ? "0" : dst) + "] = " + c_identifier(p.name) + "[" + src + "];");
+    if (p.ahead_iter >= 0)  // the LLVM code's prefetches (PackSite::ahead_iter): no C of their own
+      line(in + "// the tile of " + p.name + " at the next " + nest_.iter_names[size_t(p.ahead_iter)] +
+           " is fetched into the cache a few lines per register tile below");
     body(n, depth, pad);
   }
 

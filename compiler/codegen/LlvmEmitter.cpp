@@ -5,6 +5,8 @@
 // are in LlvmExpressions.cpp, register tiles in LlvmRegisterTile.cpp, packs in LlvmPack.cpp.
 #include "codegen/LlvmEmitterImpl.h"
 
+#include <utility>
+
 #include "lang/Builtins.h"
 #include "loopnest/Affine.h"
 
@@ -120,6 +122,7 @@ Emitter::Env Emitter::make_impl(const std::string& name, const std::vector<std::
   }
   for (size_t i = 0; i < extra.size(); ++i) env.fn->getArg(unsigned(ns + common_args() + i))->setName(extra[i]);
   env.iters.assign(nest_.iter_names.size(), nullptr);
+  env.iter_last.assign(nest_.iter_names.size(), nullptr);
   auto* sub_type = dib_.createSubroutineType(dib_.getOrCreateTypeArray({}));
   env.sp = dib_.createFunction(file_, name, name, file_, 1, sub_type, 1, llvm::DINode::FlagZero,
                                llvm::DISubprogram::SPFlagDefinition);
@@ -245,8 +248,10 @@ void Emitter::emit_for(const LoopNode& n, Env& env) {
   llvm::Value* hi = as_int(lx(n.upper, env));
   emit_loop(n, env, lo, hi, [&](llvm::Value* iv) {
     env.iters[size_t(n.iter)] = iv;
+    env.iter_last[size_t(n.iter)] = hi;
     emit_children(n.children, env);
     env.iters[size_t(n.iter)] = nullptr;
+    env.iter_last[size_t(n.iter)] = nullptr;
   });
 }
 
@@ -290,10 +295,12 @@ void Emitter::emit_parallel_for(const LoopNode& n, Env& env) {
   locate(n, inner);
   LoopNode chunk = n;  // the same loop over the chunk's iterations
   chunk.stride = 1;
+  std::vector<FetchAhead> outer_ahead = std::exchange(ahead_, {});  // their values are the caller's
   emit_loop(chunk, inner, begin, B.CreateSub(end, B.getInt64(1)), [&](llvm::Value* j) {
     inner.iters[size_t(n.iter)] = B.CreateNSWAdd(first, B.CreateNSWMul(j, B.getInt64(uint64_t(n.stride))), nest_.iter_names[size_t(n.iter)]);
     emit_children(n.children, inner);
   });
+  ahead_ = std::move(outer_ahead);
   B.CreateRetVoid();
 
   // The trampoline the pool calls: unpack the context, call the implementation.

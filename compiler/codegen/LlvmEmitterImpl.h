@@ -42,6 +42,7 @@ class Emitter {
     llvm::Value* pool = nullptr;
     llvm::Value* sizes = nullptr;  // symbolic sizes: the i64 array of the entry's `sizes`
     std::vector<llvm::Value*> iters;  // by iterator number; null where not in scope
+    std::vector<llvm::Value*> iter_last;  // a sequential loop's last value, by iterator number
     bool in_parallel = false;
     std::vector<llvm::Value*> stmt_args;  // the current statement's index values (i64)
   };
@@ -170,6 +171,18 @@ class Emitter {
   void emit_pack(const LoopNode& n, Env& env);
   // The copy of a pack site's box into its buffer (not for a local site).
   void copy_into_buffer(const LoopNode& n, Env& env);
+  // A pack fetching its next box ahead (PackSite::ahead_iter) while its tiles run.
+  struct FetchAhead {
+    const PackSite* site = nullptr;
+    llvm::Value* origin = nullptr;  // the next box's first element in the tensor; < 0: none
+    llvm::Value* tiles_run = nullptr;  // i64 slot: register tiles run since the copy
+    int64_t lines = 0, lines_per_row = 0, per_tile = 0;
+  };
+  // Where the next box starts, or -1 where the loop has no next step or the box would not
+  // lie inside the tensor.
+  std::optional<FetchAhead> plan_fetch_ahead(const PackSite& p, Env& env);
+  // The next few lines of the innermost pack's next box, at the start of a register tile.
+  void fetch_ahead(Env& env);
 
   // ---- memory (LlvmEmitter.cpp) -------------------------------------------------------
 
@@ -222,6 +235,7 @@ class Emitter {
   llvm::Function* parallel_for_ = nullptr;
   const SemaStmt* stmt_ = nullptr;
   std::vector<int> pack_of_;  // per tensor: the pack site its reads use, or -1
+  std::vector<FetchAhead> ahead_;  // the packs around the code being emitted that fetch ahead
   llvm::Value* lane_mask_ = nullptr;  // register tile at an edge: the lanes that run (vexpr's loads)
   FoldedInitialisations folds_;  // fold_initialisations' decision, or the request's
 };

@@ -56,10 +56,84 @@ void Emitter::emit_pack(const LoopNode& n, Env& env) {
   }
   locate(n, env);
   if (!p.local) copy_into_buffer(n, env);  // a local one: the loops below write it first
+  std::optional<FetchAhead> ahead = plan_fetch_ahead(p, env);
+  if (ahead) ahead_.push_back(*ahead);
   int saved = pack_of_[size_t(p.tensor)];
   pack_of_[size_t(p.tensor)] = n.pack;
   emit_children(n.children, env);
   pack_of_[size_t(p.tensor)] = saved;
+  if (ahead) ahead_.pop_back();
+}
+
+std::optional<Emitter::FetchAhead> Emitter::plan_fetch_ahead(const PackSite& p, Env& env) {
+  if (p.ahead_iter < 0 || !env.iter_last[size_t(p.ahead_iter)]) return std::nullopt;
+  const TensorLayout& sh = layout_.tensors[size_t(p.tensor)];
+  const size_t rank = p.size.size();
+  FetchAhead f;
+  f.site = &p;
+  const int64_t bytes = scalar_type_bytes(def_.tensors[size_t(p.tensor)].type);
+  f.lines_per_row = (p.size[rank - 1] * bytes + 63) / 64;
+  f.lines = f.lines_per_row;
+  for (size_t d = 0; d + 1 < rank; ++d) f.lines *= p.size[d];
+  f.per_tile = (f.lines + p.ahead_tiles - 1) / p.ahead_tiles;
+  // The box at the iterators' values in env: where it starts, and whether it lies inside
+  // the tensor.
+  auto box = [&](llvm::Value* go) {
+    llvm::Value* origin = B.getInt64(0);
+    for (size_t d = 0; d < rank; ++d) {
+      llvm::Value* at = B.CreateNSWSub(as_int(lx(p.offset[d], env)), sym(sh.lo[d], env));
+      go = B.CreateAnd(go, B.CreateICmpSGE(at, B.getInt64(0)));
+      go = B.CreateAnd(go, B.CreateICmpSLE(B.CreateNSWAdd(at, B.getInt64(uint64_t(p.size[d]))), sym(sh.extent[d], env)));
+      origin = B.CreateNSWAdd(origin, B.CreateNSWMul(at, sym(sh.stride[d], env)));
+    }
+    return B.CreateSelect(go, origin, B.getInt64(uint64_t(-1)));
+  };
+  // The next box: the loop one step on, while it has one.
+  llvm::Value*& iter = env.iters[size_t(p.ahead_iter)];
+  llvm::Value* now = iter;
+  iter = B.CreateNSWAdd(now, B.getInt64(uint64_t(p.ahead_step)));
+  f.origin = box(B.CreateICmpSLE(iter, env.iter_last[size_t(p.ahead_iter)]));
+  f.origin->setName("ahead.origin");
+  iter = now;
+  llvm::IRBuilder<> entry(&env.fn->getEntryBlock(), env.fn->getEntryBlock().begin());
+  f.tiles_run = entry.CreateAlloca(i64_, nullptr, "ahead.tiles");
+  B.CreateStore(B.getInt64(0), f.tiles_run);
+  return f;
+}
+
+void Emitter::fetch_ahead(Env& env) {
+  if (ahead_.empty()) return;
+  const FetchAhead& f = ahead_.back();
+  const PackSite& p = *f.site;
+  const TensorLayout& sh = layout_.tensors[size_t(p.tensor)];
+  llvm::Value* run = B.CreateLoad(i64_, f.tiles_run);
+  B.CreateStore(B.CreateNSWAdd(run, B.getInt64(1)), f.tiles_run);
+  llvm::Value* first = B.CreateNSWMul(run, B.getInt64(uint64_t(f.per_tile)));
+  llvm::Value* last = B.CreateBinaryIntrinsic(llvm::Intrinsic::smin, B.CreateNSWAdd(first, B.getInt64(uint64_t(f.per_tile - 1))),
+                                              B.getInt64(uint64_t(f.lines - 1)));
+  // No next box: an empty range.
+  last = B.CreateSelect(B.CreateICmpSLT(f.origin, B.getInt64(0)), B.getInt64(uint64_t(-1)), last);
+  const int64_t per_line = 64 / scalar_type_bytes(def_.tensors[size_t(p.tensor)].type);
+  LoopNode loop;
+  loop.kind = LoopNode::Kind::For;
+  loop.loop_id = -1;
+  emit_loop(loop, env, first, last, [&](llvm::Value* l) {
+    // Line l: row l / lines_per_row of the box (its leading dimensions in order), then
+    // a line along the last.
+    const size_t rank = p.size.size();
+    llvm::Value* row = B.CreateUDiv(l, B.getInt64(uint64_t(f.lines_per_row)));
+    llvm::Value* at = B.CreateNSWMul(B.CreateURem(l, B.getInt64(uint64_t(f.lines_per_row))), B.getInt64(uint64_t(per_line)));
+    at = B.CreateNSWMul(at, sym(sh.stride[rank - 1], env));
+    for (size_t d = rank - 1; d-- > 0;) {
+      llvm::Value* j = B.CreateURem(row, B.getInt64(uint64_t(p.size[d])));
+      row = B.CreateUDiv(row, B.getInt64(uint64_t(p.size[d])));
+      at = B.CreateNSWAdd(at, B.CreateNSWMul(j, sym(sh.stride[d], env)));
+    }
+    llvm::Value* ptr = B.CreateGEP(mem_type(def_.tensors[size_t(p.tensor)].type), env.tensors[size_t(p.tensor)],
+                                   B.CreateNSWAdd(f.origin, at));
+    // Read, kept in the outer caches (locality 2): it is used when this box is done.
+    B.CreateIntrinsic(llvm::Intrinsic::prefetch, {ptr_}, {ptr, B.getInt32(0), B.getInt32(2), B.getInt32(1)});
+  });
 }
 
 void Emitter::copy_into_buffer(const LoopNode& n, Env& env) {

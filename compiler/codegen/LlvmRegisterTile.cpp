@@ -193,6 +193,7 @@ bool Emitter::emit_register_tile(const LoopNode& f, Env& env) {
   std::vector<llvm::Value*> first(t.chain.size()), last(t.chain.size());
   for (const LoopNode* r : t.reds) env.iters[size_t(r->iter)] = B.getInt64(0);
   locate(f, env);
+  fetch_ahead(env);
   for (size_t i = 0; i < t.chain.size(); ++i) {
     first[i] = as_int(lx(t.chain[i]->init, env));
     if (t.clamped[i]) last[i] = as_int(lx(t.chain[i]->upper, env));

@@ -91,19 +91,33 @@ struct PackSite {
   // A transposing copy walks blocks of this many elements along the two dimensions it reads
   // and writes contiguously (a cache line each), so its strided side stays in a few lines.
   int64_t copy_block = 16;
+  // Elements left unused after each row of the buffer's innermost dimension. A transposing
+  // copy stores a block's lines a row apart; rows of 1 KiB would put all of them in four
+  // of L1's 64 sets, and padding one line spreads them over sixteen (BuildAst.cpp).
+  int64_t row_pad = 0;
+  // Fetch ahead: while the register tiles below run, the next box (loop `ahead_iter` one
+  // step of `ahead_step` on, where that step stays in the loop) is brought into the cache
+  // a few lines per tile, spread over the `ahead_tiles` tiles a box runs, so its copy
+  // reads the cache instead of memory (loopnest/FetchAhead.cpp). -1: not done.
+  int ahead_iter = -1;
+  int64_t ahead_step = 1;
+  int64_t ahead_tiles = 0;
+  // Elements the buffer takes, padding included.
   int64_t numel() const {
     int64_t n = 1;
-    for (int64_t s : size) n *= s;
+    strides(&n);
     return n;
   }
-  std::vector<int64_t> strides() const {  // per tensor dimension, in elements of the buffer
+  // Per tensor dimension, in elements of the buffer; `total` receives numel().
+  std::vector<int64_t> strides(int64_t* total = nullptr) const {
     std::vector<int64_t> r(size.size(), 1);
     int64_t step = 1;
     for (size_t k = size.size(); k-- > 0;) {
       size_t d = order.empty() ? k : size_t(order[k]);
       r[d] = step;
-      step *= size[d];
+      step *= size[d] + (k + 1 == size.size() ? row_pad : 0);
     }
+    if (total) *total = step;
     return r;
   }
 };

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "loopnest/EdgeGuards.h"
+#include "loopnest/FetchAhead.h"
 #include "loopnest/FullTiles.h"
 #include "poly/PolyJob.h"
 
@@ -78,6 +79,7 @@ Expected<LoweringResult> lower_to_loop_nest(const SemaDef& def, const DefShapes&
              result.nest = poly::build_loop_nest(job);
              hoist_edge_guards(def, shapes, result.nest);
              separate_full_register_tiles(result.nest);
+             plan_fetch_ahead(result.nest);
            });
     if (!done) return Error{ErrorKind::Cancelled, "compilation cancelled"};
   } catch (const poly::OptionError& e) {

@@ -113,7 +113,9 @@ TEST(Pack, ConvolutionInPermutedBufferOrders) {
   expect_every_pack_correct(k, o, {{4, {3, 0, 2, 1}}});
 }
 
-TEST(Pack, TheTransposedCopyIsBlockedInTheCText) {
+// Blocked by cache lines; a buffer row of an even number of lines (32 floats: two) gets one
+// line more, so a block's stores a row apart land in different L1 sets; an odd one does not.
+TEST(Pack, TheTransposedCopyIsBlockedAndPaddedInTheCText) {
   PackKernel k = load("def tmm(float(M,K) A, float(N,K) B) -> (C) { C(m,n) +=! A(m,k) * B(n,k) }\n",
                       {{"M", 64}, {"K", 64}, {"N", 64}});
   MappingOptions o;
@@ -125,7 +127,47 @@ TEST(Pack, TheTransposedCopyIsBlockedInTheCText) {
   const std::string& c = r->text("c").text;
   EXPECT_NE(c.find("q1 += 16)"), std::string::npos) << c;
   EXPECT_NE(c.find("q0 += 16)"), std::string::npos) << c;
-  EXPECT_NE(c.find("B_pack0[p0 + p1 * 32]"), std::string::npos) << c;
+  EXPECT_NE(c.find("float B_pack0[1536]"), std::string::npos) << c;  // 32 rows of 48
+  EXPECT_NE(c.find("B_pack0[p0 + p1 * 48]"), std::string::npos) << c;
+  expect_matches_interpreter(k, o, "padded rows");
+
+  o.tile = {32, 48, 32};  // rows of 48 floats: three lines
+  r = build(k, o);
+  ASSERT_TRUE(r) << r.error();
+  EXPECT_NE(r->text("c").text.find("B_pack0[p0 + p1 * 48]"), std::string::npos) << r->text("c").text;
+  o.cpu.pack = {{"B", 3, {}}};  // not transposed: never padded
+  o.tile = {32, 32, 32};
+  r = build(k, o);
+  ASSERT_TRUE(r) << r.error();
+  EXPECT_NE(r->text("c").text.find("float B_pack0[1024]"), std::string::npos) << r->text("c").text;
+}
+
+// A linear layer's W(out, in) packed transposed per tile, the tiles of the summed index in
+// a sequential loop: the LLVM code fetches the next tile's lines while the register tiles
+// of this one run, and the C text says so. The sizes leave a partial last tile (no next
+// one to fetch inside the tensor) and give the parallel loop two threads' shares.
+TEST(Pack, ATransposedCopyFetchesItsNextTileWhileTheRegisterTilesRun) {
+  PackKernel k = load("def fc(float(B,I) X, float(O,I) W) -> (Y) { Y(b,o) +=! X(b,i) * W(o,i) }\n",
+                      {{"B", 24}, {"I", 150}, {"O", 96}});
+  MappingOptions o;
+  o.outer_fusion = FusionStrategy::Min;
+  o.tile = {24, 32, 64};
+  o.register_tile = {4, 16};
+  o.cpu.point_loop_order = {2, 0, 1};
+  o.cpu.register_accumulate = true;
+  o.cpu.pack = {{"W", 3, {1, 0}}};
+  auto r = compile_kernel(KernelSetup{k.checked, k.def, {}, k.shapes}, o, CodegenChoice{"cpu", {"c", "llvm"}, true});
+  ASSERT_TRUE(r) << r.error();
+  const std::string& c = r->text("c").text;
+  EXPECT_NE(c.find("is fetched into the cache a few lines per register tile below"), std::string::npos) << c;
+  EXPECT_NE(r->text("llvm").text.find("@llvm.prefetch"), std::string::npos);
+  expect_matches_interpreter(k, o, "fetching ahead");
+
+  o.cpu.pack = {{"W", 3, {}}};  // a copy in the tensor's order streams: nothing fetched
+  r = compile_kernel(KernelSetup{k.checked, k.def, {}, k.shapes}, o, CodegenChoice{"cpu", {"c", "llvm"}, true});
+  ASSERT_TRUE(r) << r.error();
+  EXPECT_EQ(r->text("llvm").text.find("@llvm.prefetch"), std::string::npos);
+  EXPECT_EQ(r->text("c").text.find("is fetched into the cache"), std::string::npos);
 }
 
 TEST(Pack, ConvolutionWithShiftedReads) {
