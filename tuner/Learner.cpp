@@ -30,24 +30,32 @@ Expected<bool> Learner::maybe_train() {
     if (ms_[i] && (!best.count(group_[i]) || *ms_[i] < best[group_[i]])) best[group_[i]] = *ms_[i];
   std::vector<float> labels;
   for (size_t i = 0; i < x_.size(); ++i) labels.push_back(ms_[i] ? float(best[group_[i]] / *ms_[i]) : 0.0f);
-  // Validation first: a model of four fifths of the samples ranks the other fifth.
+  // Validation first, by five-fold cross-validation: each fifth of the samples is ranked
+  // by a model of the other four, and the rank correlation is taken over all of them. One
+  // fifth alone (40 trials) read 0.68-0.90 over eight shuffles of the same 200 matmul
+  // trials, the five folds 0.74-0.83: every sample held out once gives one figure for the
+  // whole set.
   std::vector<size_t> order(x_.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::shuffle(order.begin(), order.end(), std::mt19937_64(seed_ + x_.size()));
-  size_t held = x_.size() / 5;
-  std::vector<FeatureRows> fit_x, test_x;
-  std::vector<float> fit_y;
-  std::vector<double> test_y;
-  for (size_t j = 0; j < order.size(); ++j) {
-    size_t i = order[j];
-    if (j < held) test_x.push_back(x_[i]), test_y.push_back(labels[i]);
-    else fit_x.push_back(x_[i]), fit_y.push_back(labels[i]);
+  constexpr size_t kFolds = 5;
+  std::vector<double> guessed(x_.size()), measured(x_.size());
+  for (size_t fold = 0; fold < kFolds; ++fold) {
+    std::vector<FeatureRows> fit_x, test_x;
+    std::vector<float> fit_y;
+    std::vector<size_t> tested;
+    for (size_t j = 0; j < order.size(); ++j) {
+      size_t i = order[j];
+      if (j % kFolds == fold) test_x.push_back(x_[i]), tested.push_back(i);
+      else fit_x.push_back(x_[i]), fit_y.push_back(labels[i]);
+    }
+    CostModel check(seed_);
+    if (auto fitted = check.train(fit_x, fit_y); !fitted) return fitted.failure();
+    auto g = check.predict(test_x);
+    if (!g) return g.failure();
+    for (size_t k = 0; k < tested.size(); ++k) guessed[tested[k]] = (*g)[k], measured[tested[k]] = labels[tested[k]];
   }
-  CostModel check(seed_);
-  if (auto fitted = check.train(fit_x, fit_y); !fitted) return fitted.failure();
-  auto guessed = check.predict(test_x);
-  if (!guessed) return guessed.failure();
-  holdout_rank_ = rank_correlation(*guessed, test_y);
+  holdout_rank_ = rank_correlation(guessed, measured);
   auto r = model_.train(x_, labels);
   if (!r) return r.failure();
   report_ = *r;

@@ -24,7 +24,7 @@ class Learner {
 
   const CostModel& model() const { return model_; }
   int trained_on() const { return int(trained_on_); }
-  double holdout_rank() const { return holdout_rank_; }  // on a fifth held out of the last training
+  double holdout_rank() const { return holdout_rank_; }  // each sample held out once (five folds), last training
   double chosen_rank() const;                            // on the last 64 predictions
   const CostModelReport& last_training() const { return report_; }
 

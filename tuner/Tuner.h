@@ -39,8 +39,8 @@ struct TuneProgress {
   std::optional<double> best_ms;  // fastest so far, cache included
   double best_gflops = 0;
   // The cost model: samples it trained on (0: not yet; candidates are then drawn without
-  // it); the rank correlation of measured and predicted throughput on a fifth of the
-  // samples held out of training (Ansor's validation); and the same for the candidates it
+  // it); the rank correlation of measured and predicted throughput over its samples, each
+  // held out of training once (five folds, Ansor's validation); and the same for the candidates it
   // chose, predicted before they were measured (the last 64; a narrow, harder range).
   int model_samples = 0;
   double model_rank = 0;

@@ -281,7 +281,7 @@ int command_tune(const std::vector<std::string>& argv) {
               << clock_text(p.elapsed_s) << "\n";
     if (p.model_samples > 0)
       std::cout << "  cost model: trained on " << p.model_samples << " samples; rank correlation " << p.model_rank
-                << " on a held-out fifth, " << p.model_online_rank << " on the candidates it chose\n";
+                << " on held-out samples (five folds), " << p.model_online_rank << " on the candidates it chose\n";
     if (r.best)
       std::cout << "  best " << r.best->median_ms << " ms, " << r.best->gflops << " GFLOP/s over " << r.best->verified_repeats
                 << (s.cold ? " runs with cold caches" : " runs") << "; use it with: tcstudio-cli run " << args.positional[0]
