@@ -77,14 +77,21 @@ void expect_every_pack_correct(const PackKernel& k, MappingOptions o, const std:
 
 const char* kMatmul = "def mm(float(M,K) A, float(K,N) B) -> (C) { C(m,n) +=! A(m,k) * B(k,n) }\n";
 
-TEST(Pack, MatmulEveryInputEveryDepth) {
-  PackKernel k = load(kMatmul, {{"M", 37}, {"K", 45}, {"N", 70}});
+// Cache tiles `tile` around 4 x 16 register tiles that keep their sums in registers, the
+// summed loop outside them: a matrix product's micro-kernel.
+MappingOptions register_tiled(std::vector<int64_t> tile) {
   MappingOptions o;
   o.outer_fusion = FusionStrategy::Min;
-  o.tile = {16, 32, 8};
+  o.tile = std::move(tile);
   o.register_tile = {4, 16};
   o.cpu.point_loop_order = {2, 0, 1};
   o.cpu.register_accumulate = true;
+  return o;
+}
+
+TEST(Pack, MatmulEveryInputEveryDepth) {
+  PackKernel k = load(kMatmul, {{"M", 37}, {"K", 45}, {"N", 70}});
+  MappingOptions o = register_tiled({16, 32, 8});
   expect_every_pack_correct(k, o);
 }
 
@@ -93,12 +100,7 @@ TEST(Pack, MatmulEveryInputEveryDepth) {
 TEST(Pack, TransposedBuffersEveryInputEveryDepth) {
   PackKernel k = load("def tmm(float(M,K) A, float(N,K) B) -> (C) { C(m,n) +=! A(m,k) * B(n,k) }\n",
                       {{"M", 37}, {"K", 45}, {"N", 70}});
-  MappingOptions o;
-  o.outer_fusion = FusionStrategy::Min;
-  o.tile = {16, 48, 40};
-  o.register_tile = {4, 16};
-  o.cpu.point_loop_order = {2, 0, 1};
-  o.cpu.register_accumulate = true;
+  MappingOptions o = register_tiled({16, 48, 40});
   expect_every_pack_correct(k, o, {{2, {1, 0}}});
 }
 
@@ -149,12 +151,7 @@ TEST(Pack, TheTransposedCopyIsBlockedAndPaddedInTheCText) {
 TEST(Pack, ATransposedCopyFetchesItsNextTileWhileTheRegisterTilesRun) {
   PackKernel k = load("def fc(float(B,I) X, float(O,I) W) -> (Y) { Y(b,o) +=! X(b,i) * W(o,i) }\n",
                       {{"B", 24}, {"I", 150}, {"O", 96}});
-  MappingOptions o;
-  o.outer_fusion = FusionStrategy::Min;
-  o.tile = {24, 32, 64};
-  o.register_tile = {4, 16};
-  o.cpu.point_loop_order = {2, 0, 1};
-  o.cpu.register_accumulate = true;
+  MappingOptions o = register_tiled({24, 32, 64});
   o.cpu.pack = {{"W", 3, {1, 0}}};
   auto r = compile_kernel(KernelSetup{k.checked, k.def, {}, k.shapes}, o, CodegenChoice{"cpu", {"c", "llvm"}, true});
   ASSERT_TRUE(r) << r.error();
