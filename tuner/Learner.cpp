@@ -39,7 +39,7 @@ Expected<bool> Learner::maybe_train() {
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::shuffle(order.begin(), order.end(), std::mt19937_64(seed_ + x_.size()));
   constexpr size_t kFolds = 5;
-  std::vector<double> guessed(x_.size()), measured(x_.size());
+  std::vector<double> guessed(x_.size());
   for (size_t fold = 0; fold < kFolds; ++fold) {
     std::vector<FeatureRows> fit_x, test_x;
     std::vector<float> fit_y;
@@ -53,9 +53,9 @@ Expected<bool> Learner::maybe_train() {
     if (auto fitted = check.train(fit_x, fit_y); !fitted) return fitted.failure();
     auto g = check.predict(test_x);
     if (!g) return g.failure();
-    for (size_t k = 0; k < tested.size(); ++k) guessed[tested[k]] = (*g)[k], measured[tested[k]] = labels[tested[k]];
+    for (size_t k = 0; k < tested.size(); ++k) guessed[tested[k]] = (*g)[k];
   }
-  holdout_rank_ = rank_correlation(guessed, measured);
+  holdout_rank_ = rank_correlation(guessed, std::vector<double>(labels.begin(), labels.end()));
   auto r = model_.train(x_, labels);
   if (!r) return r.failure();
   report_ = *r;

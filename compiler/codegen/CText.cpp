@@ -246,7 +246,7 @@ class CWriter {
       dst += (d ? " + " : "") + ("p" + std::to_string(d)) + (strides[d] == 1 ? "" : " * " + std::to_string(strides[d]));
     }
     std::string indent = in;
-    if (b != a)
+    if (p.transposes())
       for (size_t d : {a, b}) {
         std::string q = "q" + std::to_string(d), step = std::to_string(p.copy_block);
         line(indent + "for (int64_t " + q + " = " + lo[d] + "; " + q + " < " + end[d] + "; " + q + " += " + step + ")");

@@ -178,7 +178,8 @@ class Emitter {
     llvm::Value* tiles_run = nullptr;  // i64 slot: register tiles run since the copy
     int64_t lines = 0, lines_per_row = 0, per_tile = 0;
   };
-  // Where the next box starts, or -1 where the loop has no next step or the box would not
+  // The fetch for pack p where it has one (PackSite::ahead_iter, a sequential loop in
+  // scope); its origin is -1 where that loop has no next step or the next box would not
   // lie inside the tensor.
   std::optional<FetchAhead> plan_fetch_ahead(const PackSite& p, Env& env);
   // The next few lines of the innermost pack's next box, at the start of a register tile.

@@ -71,8 +71,7 @@ std::optional<Emitter::FetchAhead> Emitter::plan_fetch_ahead(const PackSite& p, 
   const size_t rank = p.size.size();
   FetchAhead f;
   f.site = &p;
-  const int64_t bytes = scalar_type_bytes(def_.tensors[size_t(p.tensor)].type);
-  f.lines_per_row = (p.size[rank - 1] * bytes + 63) / 64;
+  f.lines_per_row = (p.size[rank - 1] + p.copy_block - 1) / p.copy_block;  // copy_block: a line's elements
   f.lines = f.lines_per_row;
   for (size_t d = 0; d + 1 < rank; ++d) f.lines *= p.size[d];
   f.per_tile = (f.lines + p.ahead_tiles - 1) / p.ahead_tiles;
@@ -113,7 +112,6 @@ void Emitter::fetch_ahead(Env& env) {
                                               B.getInt64(uint64_t(f.lines - 1)));
   // No next box: an empty range.
   last = B.CreateSelect(B.CreateICmpSLT(f.origin, B.getInt64(0)), B.getInt64(uint64_t(-1)), last);
-  const int64_t per_line = 64 / scalar_type_bytes(def_.tensors[size_t(p.tensor)].type);
   LoopNode loop;
   loop.kind = LoopNode::Kind::For;
   loop.loop_id = -1;
@@ -122,7 +120,7 @@ void Emitter::fetch_ahead(Env& env) {
     // a line along the last.
     const size_t rank = p.size.size();
     llvm::Value* row = B.CreateUDiv(l, B.getInt64(uint64_t(f.lines_per_row)));
-    llvm::Value* at = B.CreateNSWMul(B.CreateURem(l, B.getInt64(uint64_t(f.lines_per_row))), B.getInt64(uint64_t(per_line)));
+    llvm::Value* at = B.CreateNSWMul(B.CreateURem(l, B.getInt64(uint64_t(f.lines_per_row))), B.getInt64(uint64_t(p.copy_block)));
     at = B.CreateNSWMul(at, sym(sh.stride[rank - 1], env));
     for (size_t d = rank - 1; d-- > 0;) {
       llvm::Value* j = B.CreateURem(row, B.getInt64(uint64_t(p.size[d])));
@@ -188,7 +186,7 @@ void Emitter::copy_into_buffer(const LoopNode& n, Env& env) {
   };
   // The tensor reads along its last dimension a, the buffer is contiguous along b.
   const size_t a = rank ? rank - 1 : 0, b = p.order.empty() ? a : size_t(p.order.back());
-  if (b == a) {
+  if (!p.transposes()) {
     nest(0, rank, rank, copy_element);
   } else {
     // Walked whole, a transposing copy's writes a row apart map to a few cache sets and

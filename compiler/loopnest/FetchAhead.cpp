@@ -50,8 +50,7 @@ std::optional<int64_t> tile_calls(const std::vector<LoopNode>& nodes) {
 // hardware prefetcher already follows, and fetching ahead made sgemm 1024^3 and fc
 // 128x1024x1024 1.5-2.5 % slower.
 void plan_site(const LoopNode& n, const std::vector<const LoopNode*>& loops, PackSite& p) {
-  const size_t rank = p.size.size();
-  if (p.local || rank < 2 || p.order.empty() || size_t(p.order.back()) == rank - 1) return;
+  if (p.local || !p.transposes()) return;
   for (auto it = loops.rbegin(); it != loops.rend(); ++it) {
     bool moves = false;
     for (const LExpr& o : p.offset) {

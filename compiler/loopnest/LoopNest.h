@@ -102,6 +102,8 @@ struct PackSite {
   int ahead_iter = -1;
   int64_t ahead_step = 1;
   int64_t ahead_tiles = 0;
+  // The buffer is contiguous along another dimension than the tensor: the copy transposes.
+  bool transposes() const { return !order.empty() && size_t(order.back()) + 1 != size.size(); }
   // Elements the buffer takes, padding included.
   int64_t numel() const {
     int64_t n = 1;

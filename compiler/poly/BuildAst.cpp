@@ -239,11 +239,7 @@ LoopNode AstConverter::pack(const std::string& mark, const isl::ast_node& body) 
   // cache lines they share few L1 sets (1 KiB rows: 4 of 64) and evict each other; one
   // line more makes the count odd and spreads a block's lines over as many sets as it has.
   // A 256 x 256 box of mlp3's weights from L2: 0.20 -> 0.10 ms per 4 MiB copied.
-  const size_t rank = p.size.size();
-  if (!p.local && rank >= 2 && !p.order.empty() && size_t(p.order.back()) != rank - 1) {
-    int64_t row = p.size[size_t(p.order.back())] * bytes;
-    if (row % 128 == 0) p.row_pad = 64 / bytes;
-  }
+  if (!p.local && p.transposes() && p.size[size_t(p.order.back())] * bytes % 128 == 0) p.row_pad = p.copy_block;
   for (const isl::ast_expr& e : box.offset) p.offset.push_back(expr(e));
   LoopNode r;
   r.kind = LoopNode::Kind::Pack;
