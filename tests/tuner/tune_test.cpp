@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <map>
@@ -18,6 +19,7 @@
 #include "targets/Target.h"
 #include "tuner/Search.h"
 #include "tuner/Tuner.h"
+#include "tuner/Worker.h"
 #include "tuner/WorkerProcess.h"
 
 namespace fs = std::filesystem;
@@ -137,6 +139,64 @@ TEST(Worker, JobsSentAheadEachGetTheirOwnOutcome) {
                                            TrialStatus::WrongResult, TrialStatus::Ok, TrialStatus::Ok}));
   EXPECT_EQ(worker.in_flight(), 0u);
   EXPECT_FALSE(worker.receive()) << "nothing is in flight";
+}
+
+namespace {
+
+// A kernel whose first `slow_calls` calls each take 40 ms more: a first run disturbed from
+// outside (-1: every call is slow).
+class SlowCalls final : public Kernel {
+ public:
+  SlowCalls(std::shared_ptr<Kernel> inner, int slow_calls)
+      : Kernel(inner->def(), inner->shapes()), inner_(std::move(inner)), slow_calls_(slow_calls) {}
+  std::string_view target() const override { return inner_->target(); }
+  void set_threads(int t) override { inner_->set_threads(t); }
+  int threads() const override { return inner_->threads(); }
+  std::vector<std::string> local_temporaries() const override { return inner_->local_temporaries(); }
+  Status run_buffers(std::vector<Tensor>& buffers) const override {
+    if (slow_calls_ < 0 || calls_++ < slow_calls_) std::this_thread::sleep_for(std::chrono::milliseconds(40));
+    return inner_->run_buffers(buffers);
+  }
+
+ private:
+  std::shared_ptr<Kernel> inner_;
+  int slow_calls_;
+  mutable std::atomic<int> calls_{0};
+};
+
+}  // namespace
+
+// The cutoff (a candidate far slower than the best is timed once) is decided by a call
+// run alone, not by the checked first run, which shares the cores with other compiles.
+TEST(Worker, AFirstRunPastTheCutoffIsRepeatedAloneBeforeItIsCut) {
+  Fixture f;
+  MeasureJob job;
+  job.id = 1;
+  job.source = f.file->file.text();
+  job.entry = "matmul";
+  job.sizes = f.kernel.shapes.sizes;
+  job.options_json = SearchSpace(f.kernel).presets().at(0).json;
+  job.check = true;
+  job.min_calls = 5;
+  job.cutoff_ms = 20;
+  for (int slow : {1, -1}) {
+    WorkerHooks hooks;
+    hooks.wrap_kernel = [slow](std::shared_ptr<Kernel> k, const MeasureJob&) -> std::shared_ptr<Kernel> {
+      return std::make_shared<SlowCalls>(std::move(k), slow);
+    };
+    MeasureReply r = run_job(job, hooks);
+    ASSERT_EQ(r.status, TrialStatus::Ok) << r.message;
+    ASSERT_TRUE(r.median_ms);
+    if (slow == 1) {  // only the checked run was slow: timed in full
+      EXPECT_LT(*r.median_ms, job.cutoff_ms);
+      EXPECT_GE(r.repeats_ms.size(), 5u);
+      EXPECT_EQ(r.message, "");
+    } else {  // slow alone too: cut, with the figure of the call run alone
+      EXPECT_GT(*r.median_ms, job.cutoff_ms);
+      EXPECT_EQ(r.repeats_ms.size(), 1u);
+      EXPECT_NE(r.message.find("timed once"), std::string::npos) << r.message;
+    }
+  }
 }
 
 TEST(Tune, KilledSessionResumesWithNothingLostOrRepeated) {
