@@ -1,5 +1,6 @@
 #include "tuner/Features.h"
 
+#include <cassert>
 #include <cmath>
 #include <cstdlib>
 
@@ -11,6 +12,8 @@ namespace tcs::tuner {
 namespace {
 
 constexpr int kAccessSlots = 4;  // the write and the first three reads (most kernels touch <= 4 tensors)
+constexpr int kInnerLoops = 6;   // the innermost loops described one by one, innermost first
+constexpr double kLineBytes = 64;
 
 const std::vector<std::string>& names() {
   static const std::vector<std::string> n = [] {
@@ -21,6 +24,19 @@ const std::vector<std::string>& names() {
     for (int a = 0; a < kAccessSlots; ++a)
       for (const char* f : {"present", "inner_stride", "outer_stride", "contiguous", "reuse", "packed", "bytes"})
         v.push_back("access" + std::to_string(a) + "_" + f);
+    // Version 2: what the order of the loops does to the caches. Without these, candidates
+    // that differ only in loop order or in how a reduction is tiled had equal rows (56
+    // distinct rows in 200 conv trials, 68 in 200 of matmul).
+    v.push_back("accumulators");
+    for (int l = 0; l < kInnerLoops; ++l) {
+      v.push_back("loop" + std::to_string(l) + "_trip");
+      v.push_back("loop" + std::to_string(l) + "_reduces");
+    }
+    for (int a = 0; a < kAccessSlots; ++a)
+      for (const char* f : {"reuse_count", "reuse_iterations", "reuse_bytes"})
+        v.push_back("access" + std::to_string(a) + "_" + f);
+    for (int a = 0; a < kAccessSlots; ++a)
+      for (int l = 0; l < kInnerLoops; ++l) v.push_back("access" + std::to_string(a) + "_loop" + std::to_string(l) + "_stride");
     return v;
   }();
   return n;
@@ -124,8 +140,68 @@ class Walker {
       f[base + 5] = in_pack;
       f[base + 6] = tensor_bytes(a.tensor);
     }
+    size_t at = 16 + size_t(kAccessSlots) * 7;
+    f[at++] = accumulate && inner && inner->annot.vector_width > 0 ? reg_points / inner->annot.vector_width : 0;
+    // The innermost loops, innermost first: trip, and whether the write stays put (a loop
+    // over a summed index).
+    const TensorAccess* write = acc.accesses.empty() ? nullptr : &acc.accesses[0];
+    for (int l = 0; l < kInnerLoops; ++l, at += 2) {
+      if (l >= int(loops_.size())) continue;
+      size_t i = loops_.size() - 1 - size_t(l);
+      f[at] = loops_[i].trip;
+      f[at + 1] = write && i < write->strides.size() && write->strides[i].elements == 0;
+    }
+    // Per access, Ansor's reuse: the innermost loop along which its address stays put
+    // carries the reuse; how often it is reused, how many iterations apart, and how many
+    // bytes the statement touches in between (whether the reused line is still cached).
+    for (int slot = 0; slot < kAccessSlots; ++slot, at += 3) {
+      if (slot >= int(acc.accesses.size())) continue;
+      const TensorAccess& a = acc.accesses[size_t(slot)];
+      int carrier = -1;
+      for (size_t i = 0; i < a.strides.size() && i < loops_.size(); ++i)
+        if (a.strides[i].elements == 0) carrier = int(i);
+      if (carrier < 0) continue;
+      double between = 1, bytes = 0;
+      for (size_t j = size_t(carrier) + 1; j < loops_.size(); ++j) between *= loops_[j].trip;
+      for (const TensorAccess& b : acc.accesses) bytes += lines_touched(b, size_t(carrier) + 1) * kLineBytes;
+      f[at] = loops_[size_t(carrier)].trip;
+      f[at + 1] = between;
+      f[at + 2] = bytes;
+    }
+    // Per access, how far its address moves along each of the innermost loops (elements;
+    // whether a row is read along or across the loops that run most often).
+    for (int slot = 0; slot < kAccessSlots; ++slot)
+      for (int l = 0; l < kInnerLoops; ++l, ++at) {
+        if (slot >= int(acc.accesses.size()) || l >= int(loops_.size())) continue;
+        const TensorAccess& a = acc.accesses[size_t(slot)];
+        size_t i = loops_.size() - 1 - size_t(l);
+        if (i < a.strides.size()) f[at] = a.strides[i].elements ? double(std::llabs(*a.strides[i].elements)) : double(1 << 20);
+      }
+    assert(at == f.size());
     for (double v : f) out_.data.push_back(squash(v));
     ++out_.rows;
+  }
+
+  // Distinct cache lines access `a` touches while the loops from `level` inward run: the
+  // loop with the smallest stride packs its elements into lines, every other loop that
+  // moves the address multiplies them; at most the whole tensor.
+  double lines_touched(const TensorAccess& a, size_t level) const {
+    double elem = double(scalar_type_bytes(def_.tensors[size_t(a.tensor)].type)), lines = 1;
+    int fastest = -1;
+    int64_t smallest = 0;
+    for (size_t j = level; j < a.strides.size() && j < loops_.size(); ++j) {
+      const std::optional<int64_t>& s = a.strides[j].elements;
+      if (s == 0) continue;
+      int64_t step = s ? std::llabs(*s) : int64_t(1) << 20;
+      if (fastest < 0 || step < smallest) fastest = int(j), smallest = step;
+    }
+    for (size_t j = level; j < a.strides.size() && j < loops_.size(); ++j) {
+      const std::optional<int64_t>& s = a.strides[j].elements;
+      if (s == 0) continue;
+      if (int(j) == fastest) lines *= std::ceil(loops_[j].trip * double(smallest) * elem / kLineBytes);
+      else lines *= loops_[j].trip;
+    }
+    return std::min(lines, std::ceil(tensor_bytes(a.tensor) / kLineBytes));
   }
 
   const SemaDef& def_;

@@ -8,6 +8,7 @@
 #include <random>
 
 #include "kernel/KernelSetup.h"
+#include "options/MappingOptions.h"
 #include "poly/Lowering.h"
 #include "targets/Target.h"
 #include "tuner/CostModel.h"
@@ -106,6 +107,33 @@ TEST(CostModel, FeaturesDescribeTheMapping) {
   for (int r = 0; r < b.rows; ++r) widest = std::max(widest, b.data[size_t(r * feature_count()) + width]);
   EXPECT_GT(widest, 0) << "the default preset vectorises";
   EXPECT_EQ(a.data[size_t(feature_count()) + width], 0) << "naive does not";
+}
+
+// Two options that differ only in the order of the point loops make different programs
+// and must give different rows: before the reuse and per-loop columns, 200 conv trials
+// had 56 distinct rows, so the model could not tell such candidates apart.
+TEST(CostModel, FeaturesSeeTheLoopOrder) {
+  auto file = check_source("matmul.tc", kMatmul);
+  KernelSetup k = *kernel_setup(std::shared_ptr<const CheckedFile>(std::move(file)), KernelSpec{});
+  const auto& passes = find_target("cpu")->mapping_passes;
+  auto rows_for = [&](const char* json) {
+    auto o = mapping_options_from_json(json);
+    EXPECT_TRUE(o) << o.error();
+    auto lowered = lower_to_loop_nest(*k.def, k.shapes, *o, passes);
+    EXPECT_TRUE(lowered) << lowered.error();
+    return extract_features(*k.def, k.shapes, lowered->nest).data;
+  };
+  auto mnk = rows_for(R"({"outerScheduleFusionStrategy": "Min", "tile": [32, 32, 32], "cpu": {"pointLoopOrder": [0, 1, 2]}})");
+  auto mkn = rows_for(R"({"outerScheduleFusionStrategy": "Min", "tile": [32, 32, 32], "cpu": {"pointLoopOrder": [0, 2, 1]}})");
+  EXPECT_NE(mnk, mkn);
+  const auto& names = feature_names();
+  // The update's row: with k innermost, A(m, k) moves along it; with n innermost, A stays put
+  // there and is reused every iteration of it.
+  size_t stride = size_t(std::find(names.begin(), names.end(), "access1_loop0_stride") - names.begin());
+  ASSERT_LT(stride, names.size());
+  size_t update = size_t(feature_count());  // row 1: the update (row 0 initialises C)
+  EXPECT_GT(mnk[update + stride], 0) << "A(m, k) moves with k";
+  EXPECT_EQ(mkn[update + stride], 0) << "A(m, k) stays put along n";
 }
 
 TEST(CostModel, RanksHeldOutTrialsBetterWithMoreData) {
