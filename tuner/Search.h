@@ -28,6 +28,7 @@ class SearchSpace {
 
   std::set<std::string> seen;  // canonical options measured or queued: never proposed again
   int rejected = 0;            // proposals that failed validation
+  int same_program = 0;        // valid proposals whose program was measured or queued already
 
   const SketchSpace& sketches() const { return sketches_; }
   // The presets this kernel accepts, not seen before.

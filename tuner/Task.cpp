@@ -9,6 +9,7 @@
 #include "runtime/Timing.h"
 #include "support/Json.h"
 #include "targets/Target.h"
+#include "loopnest/LoopNest.h"
 #include "tuner/Features.h"
 
 namespace tcs::tuner {
@@ -66,12 +67,12 @@ Status Task::start() {
   return success();
 }
 
-// Each candidate's feature rows, lowered without LLVM on every core (each lowering has its
-// own isl context); none where the compiler refuses the options. A candidate lowered
-// before in this session is answered from lowered_.
-std::vector<std::optional<FeatureRows>> Task::features_of(const std::vector<Candidate>& cs) {
+// Each candidate lowered without LLVM on every core (each lowering has its own isl
+// context): its feature rows and its program; none where the compiler refuses the
+// options. A candidate lowered before in this session is answered from lowered_.
+std::vector<std::optional<Task::Lowered>> Task::lower(const std::vector<Candidate>& cs) {
   const std::vector<MappingPass>& passes = find_target("cpu")->mapping_passes;
-  std::vector<std::optional<FeatureRows>> out(cs.size());
+  std::vector<std::optional<Lowered>> out(cs.size());
   std::vector<size_t> fresh;
   for (size_t i = 0; i < cs.size(); ++i)
     if (auto known = lowered_.find(cs[i].json); known != lowered_.end()) out[i] = known->second;
@@ -81,7 +82,8 @@ std::vector<std::optional<FeatureRows>> Task::features_of(const std::vector<Cand
     for (size_t j; (j = next++) < fresh.size();) {
       size_t i = fresh[j];
       auto lowered = lower_to_loop_nest(*kernel_.def, kernel_.shapes, cs[i].options, passes);
-      if (lowered) out[i] = extract_features(*kernel_.def, kernel_.shapes, lowered->nest);
+      if (lowered)
+        out[i] = Lowered{extract_features(*kernel_.def, kernel_.shapes, lowered->nest), loop_nest_to_string(lowered->nest)};
     }
   };
   size_t helpers = std::min<size_t>(fresh.size(), std::max(1u, std::thread::hardware_concurrency())) - (fresh.empty() ? 0 : 1);
@@ -104,10 +106,20 @@ std::vector<Candidate> Task::choose(int want) {
   if (int(batch.size()) > want) batch.resize(size_t(want));
   features_.clear();
   scores_.clear();
-  for (std::optional<FeatureRows>& f : features_of(batch)) {
-    features_.push_back(f.value_or(FeatureRows{}));
+  // Presets that make a program chosen already (by another preset, or earlier in a
+  // resumed task) are left out; one the compiler refuses is measured, to record why.
+  std::vector<std::optional<Lowered>> preset_lowered = lower(batch);
+  std::vector<Candidate> presets;
+  for (size_t i = 0; i < batch.size(); ++i) {
+    if (preset_lowered[i] && !programs_.insert(preset_lowered[i]->program).second) {
+      ++space_.same_program;
+      continue;
+    }
+    presets.push_back(std::move(batch[i]));
+    features_.push_back(preset_lowered[i] ? preset_lowered[i]->rows : FeatureRows{});
     scores_.push_back(std::nullopt);
   }
+  batch = std::move(presets);
   // Parents: the fastest measured, or in a fresh first round the presets themselves.
   std::vector<std::string> parents;
   for (const auto& [options, ms] : fastest_) parents.push_back(options);
@@ -117,16 +129,27 @@ std::vector<Candidate> Task::choose(int want) {
   int room = want - int(batch.size());
   std::vector<Candidate> pool;
   std::vector<FeatureRows> pool_features;
+  std::vector<std::string> pool_programs;
+  std::unordered_set<std::string> in_pool;
   std::vector<double> scores;
-  // Draws the compiler refuses cost no trial; more are drawn (a bounded number of times).
+  // Draws the compiler refuses, and draws whose program is chosen already or in the pool,
+  // cost no trial; more are drawn (a bounded number of times). A repeated program stays
+  // seen: its options are never proposed again.
   auto breed = [&](const std::vector<std::string>& from, int count, double epsilon) {
     size_t before = pool.size();
     for (int attempt = 0; attempt < 4 && int(pool.size() - before) < count; ++attempt) {
       std::vector<Candidate> drawn = space_.next(rng_, from, count - int(pool.size() - before), epsilon);
-      std::vector<std::optional<FeatureRows>> f = features_of(drawn);
+      std::vector<std::optional<Lowered>> f = lower(drawn);
       for (size_t i = 0; i < drawn.size(); ++i) {
-        if (f[i]) pool.push_back(std::move(drawn[i])), pool_features.push_back(std::move(*f[i]));
-        else ++space_.rejected, space_.seen.erase(drawn[i].json);
+        if (!f[i]) {
+          ++space_.rejected, space_.seen.erase(drawn[i].json);
+        } else if (programs_.count(f[i]->program) || !in_pool.insert(f[i]->program).second) {
+          ++space_.same_program;
+        } else {
+          pool.push_back(std::move(drawn[i]));
+          pool_features.push_back(std::move(f[i]->rows));
+          pool_programs.push_back(std::move(f[i]->program));
+        }
       }
     }
     scores.resize(pool.size(), 0.0);
@@ -162,6 +185,7 @@ std::vector<Candidate> Task::choose(int want) {
     rest.erase(rest.begin() + long(pick));
   }
   for (size_t i : chosen) {
+    programs_.insert(pool_programs[i]);
     batch.push_back(pool[i]);
     features_.push_back(pool_features[i]);
     scores_.push_back(ranked ? std::optional(scores[i]) : std::nullopt);
@@ -234,6 +258,7 @@ Expected<bool> Task::round(int want, const std::atomic<bool>* cancel,
     if (t.status != TrialStatus::Ok) ++p.failures;
     else if (!p.best_ms || *t.median_ms < *p.best_ms) p.best_ms = t.median_ms;
     p.rejected = space_.rejected;
+    p.same_program = space_.same_program;
     p.best_gflops = p.best_ms ? workload_.flops / (*p.best_ms * 1e6) : 0;
     trials.push_back(std::move(t));
     if (on_trial) on_trial(p);

@@ -7,6 +7,7 @@
 #include <random>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "kernel/KernelSetup.h"
@@ -43,8 +44,14 @@ class Task {
   TuneProgress& progress() { return progress_; }
 
  private:
+  // A candidate lowered to its loop nest: the cost model's rows, and the nest as text
+  // (loop_nest_to_string), which says what program the options make.
+  struct Lowered {
+    FeatureRows rows;
+    std::string program;
+  };
   std::vector<Candidate> choose(int want);
-  std::vector<std::optional<FeatureRows>> features_of(const std::vector<Candidate>& cs);
+  std::vector<std::optional<Lowered>> lower(const std::vector<Candidate>& cs);
   // The worker's job for a candidate, and its time limit.
   std::pair<MeasureJob, double> job_for(const std::string& options, int min_calls, double min_total_ms, bool check);
   Status learn();
@@ -71,9 +78,14 @@ class Task {
   // The round being assembled: features and the model's score of each candidate.
   std::vector<FeatureRows> features_;
   std::vector<std::optional<double>> scores_;
-  // Each candidate lowered for its features once a session: a population not chosen may
-  // be drawn again in a later round (canonical options JSON -> rows; none: refused).
-  std::unordered_map<std::string, std::optional<FeatureRows>> lowered_;
+  // Each candidate lowered once a session: a population not chosen may be drawn again in
+  // a later round (canonical options JSON -> its lowering; none: refused).
+  std::unordered_map<std::string, std::optional<Lowered>> lowered_;
+  // The programs chosen for measuring this session. Many options make the same program (a
+  // tile of 1 and none, an unroll of a loop the register tile unrolls anyway): in 200
+  // trials of conv only 83 programs were distinct, so half the budget re-timed programs
+  // already timed. Options whose program is here are not measured (Task::choose).
+  std::unordered_set<std::string> programs_;
 };
 
 }  // namespace tcs::tuner

@@ -262,6 +262,7 @@ int command_tune(const std::vector<std::string>& argv) {
       j.field("trials", p.trials);
       j.field("failures", p.failures);
       j.field("rejected", p.rejected);
+      j.field("same_program", p.same_program);
       j.field("already_measured", p.known);
       j.field("stopped", r.stopped_because);
       j.field("elapsed_s", p.elapsed_s);

@@ -55,6 +55,7 @@ void print(const LoopNode& n, const LoopNest& nest, int depth, std::string& out)
       if (n.annot.vector_width) notes += " vector=" + std::to_string(n.annot.vector_width);
       if (n.annot.reduction) notes += " reduction";
       if (n.annot.unroll) notes += n.annot.unroll < 0 ? std::string(" unroll=full") : " unroll=" + std::to_string(n.annot.unroll);
+      if (n.annot.register_tile) notes += " register-tile";
       if (n.annot.accumulate_in_registers) notes += " accumulate-in-registers";
       out += "  //" + notes + "\n";
       for (const LoopNode& c : n.children) print(c, nest, depth + 1, out);
@@ -73,14 +74,27 @@ void print(const LoopNode& n, const LoopNest& nest, int depth, std::string& out)
       out += pad + (p.local ? "local " : "pack ") + p.name + "[";
       for (size_t d = 0; d < p.size.size(); ++d)
         out += (d ? ", " : "") + lexpr_to_string(p.offset[d], nest) + " +: " + std::to_string(p.size[d]);
-      out += "] as " + p.name + "_pack" + std::to_string(n.pack) + "\n";
+      out += "] as " + p.name + "_pack" + std::to_string(n.pack);
+      if (!p.order.empty()) {
+        out += " order";
+        for (size_t d = 0; d < p.order.size(); ++d) out += (d ? "," : " ") + std::to_string(p.order[d]);
+      }
+      if (p.transposes()) out += " blocks of " + std::to_string(p.copy_block);
+      if (p.row_pad) out += " row pad " + std::to_string(p.row_pad);
+      if (p.ahead_iter >= 0)
+        out += " next box fetched ahead (" + nest.iter_names[size_t(p.ahead_iter)] + " + " + std::to_string(p.ahead_step) +
+               ", over " + std::to_string(p.ahead_tiles) + " tiles)";
+      out += "\n";
       for (const LoopNode& c : n.children) print(c, nest, depth + 1, out);
       return;
     }
     case LoopNode::Kind::Call: {
       out += pad + nest.stmts[size_t(n.stmt)].name + "(";
       for (size_t i = 0; i < n.args.size(); ++i) out += (i ? ", " : "") + lexpr_to_string(n.args[i], nest);
-      out += ")\n";
+      out += ")";
+      const std::vector<int64_t>& first = nest.stmts[size_t(n.stmt)].reduction_first;
+      for (size_t i = 0; i < first.size(); ++i) out += (i ? "," : "  // sums begin at ") + std::to_string(first[i]);
+      out += "\n";
       return;
     }
   }

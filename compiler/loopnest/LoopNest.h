@@ -132,7 +132,10 @@ struct LoopNest {
   std::vector<std::string> params;      // size parameters that remain symbolic
 };
 
-std::string loop_nest_to_string(const LoopNest& nest);   // pseudo-C, for --emit ast and tests
+// Pseudo-C, for --emit ast and tests. Everything code generation reads from the nest is
+// in it, so two nests with equal text compile to the same code (the tuner measures each
+// program once: tuner/Task.cpp).
+std::string loop_nest_to_string(const LoopNest& nest);
 // The temporaries the nest keeps in local buffers (PackSite::local), each once, in the
 // order their first site appears: their tensors are never touched.
 std::vector<std::string> local_temporaries(const LoopNest& nest);
