@@ -6,7 +6,8 @@
 // For each kernel: trials, the session's wall time and measured candidates per second
 // (the CLI's own elapsed time, remeasurement included), the cost model's rank correlation
 // on held-out trials at the end, and the trial at which the best so far first came within
-// 90 % of the session's final best. Kernels are those of bench_cpu (bench/Workloads.cpp)
+// 90 % of the session's final best; for the kernels with a rank target, how well the
+// session's timings agree with themselves (below). Kernels are those of bench_cpu (bench/Workloads.cpp)
 // plus matmul 256^3, tuned on every core as the speed target asks; the others run on one
 // thread. Prints the table and the targets; exits 1 when one does not hold. --no-overlap
 // is passed to the tuner (candidates compiled one at a time), to compare.
@@ -24,6 +25,9 @@
 #include <vector>
 
 #include "Workloads.h"
+#include "kernel/KernelSetup.h"
+#include "tuner/CostModel.h"
+#include "tuner/WorkerProcess.h"
 
 namespace {
 
@@ -36,6 +40,7 @@ struct Case {
 struct Outcome {
   int trials = 0;
   double elapsed_s = 0, rank = 0, best_ms = 0;
+  double retest_rank = NAN;  // the session's timings against the same candidates timed again
   int trial_to_90 = 0;  // 1-based
   bool ok = false;
 };
@@ -62,6 +67,57 @@ std::vector<double> trial_times(const std::string& db) {
   sqlite3_finalize(st);
   sqlite3_close(h);
   return out;
+}
+
+// The ceiling of a cost model's held-out rank: a model learns from the session's timings,
+// and on a shared two-core host those move between one timing and the next. Up to 48 of
+// the session's measured candidates, spread over it, are timed again through the product's
+// worker exactly as the tuner times a trial, one at a time; the rank correlation of the
+// two timings says how far the labels themselves rank the candidates alike.
+double retest_rank(const Case& c, const std::string& db) {
+  std::vector<std::pair<std::string, double>> measured;  // options, the session's median ms
+  sqlite3* h = nullptr;
+  if (sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) return NAN;
+  sqlite3_stmt* st = nullptr;
+  sqlite3_prepare_v2(h,
+                     "SELECT c.options, m.median_ms FROM measurements m JOIN candidates c USING(candidate_id)"
+                     " WHERE m.measurement_id IN (SELECT min(measurement_id) FROM measurements GROUP BY candidate_id)"
+                     " AND m.median_ms IS NOT NULL ORDER BY m.measurement_id",
+                     -1, &st, nullptr);
+  while (st && sqlite3_step(st) == SQLITE_ROW)
+    measured.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)), sqlite3_column_double(st, 1));
+  sqlite3_finalize(st);
+  sqlite3_close(h);
+  std::FILE* f = std::fopen(c.path.c_str(), "rb");
+  if (!f) return NAN;
+  std::string source;
+  char buf[4096];
+  while (size_t n = std::fread(buf, 1, sizeof buf, f)) source.append(buf, n);
+  std::fclose(f);
+  tcs::KernelSpec spec;
+  spec.sizes.insert(c.sizes.begin(), c.sizes.end());
+  auto kernel = tcs::kernel_setup(std::shared_ptr<const tcs::CheckedFile>(tcs::check_source(c.path, source)), spec);
+  if (!kernel || measured.size() < 8) return NAN;
+  const size_t n = std::min<size_t>(48, measured.size());
+  std::fprintf(stderr, "timing %zu of %s's candidates again...\n", n, c.name.c_str());
+  tcs::tuner::WorkerProcess worker({TCS_CLI_BINARY, "worker"});
+  std::vector<double> then, now;
+  for (size_t i = 0; i < n; ++i) {
+    const auto& [options, ms] = measured[i * measured.size() / n];
+    tcs::tuner::MeasureJob job;
+    job.id = int64_t(i) + 1;
+    job.source = source;
+    job.entry = kernel->def->name;
+    job.sizes = kernel->shapes.sizes;
+    job.options_json = options;
+    job.threads = c.threads;
+    job.check = false;
+    auto r = worker.measure(job, 60);
+    if (!r || !r->median_ms) continue;
+    then.push_back(1 / ms);
+    now.push_back(1 / *r->median_ms);
+  }
+  return tcs::tuner::rank_correlation(then, now);
 }
 
 Outcome tune(const Case& c, int trials, const std::string& extra_flags, const std::string& dir) {
@@ -94,6 +150,7 @@ Outcome tune(const Case& c, int trials, const std::string& extra_flags, const st
   }
   o.best_ms = final_best;
   o.ok = std::isfinite(final_best);
+  if (c.name == "matmul 256^3" || c.name.starts_with("conv")) o.retest_rank = retest_rank(c, db);
   return o;
 }
 
@@ -151,8 +208,11 @@ int main(int argc, char** argv) {
   for (const auto& [c, o] : results) {
     if (c.name == "matmul 256^3")
       targets.push_back({"matmul 256^3, every core: candidates per second / 4", o.elapsed_s > 0 ? o.trials / o.elapsed_s / 4 : 0, 1});
-    if (c.name == "matmul 256^3" || c.name.starts_with("conv"))
+    if (c.name == "matmul 256^3" || c.name.starts_with("conv")) {
       targets.push_back({c.name + ": held-out rank correlation / 0.7", o.rank / 0.7, 1});
+      std::printf("%s: the session's timings against the same candidates timed again: rank %.2f, the ceiling of the one above\n",
+                  c.name.c_str(), o.retest_rank);
+    }
   }
   if (!to90.empty()) {
     std::sort(to90.begin(), to90.end());
