@@ -77,7 +77,10 @@ std::vector<double> trial_times(const std::string& db) {
 double retest_rank(const Case& c, const std::string& db) {
   std::vector<std::pair<std::string, double>> measured;  // options, the session's median ms
   sqlite3* h = nullptr;
-  if (sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) return NAN;
+  if (sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
+    sqlite3_close(h);
+    return NAN;
+  }
   sqlite3_stmt* st = nullptr;
   sqlite3_prepare_v2(h,
                      "SELECT c.options, m.median_ms FROM measurements m JOIN candidates c USING(candidate_id)"

@@ -183,8 +183,9 @@ class Walker {
   }
 
   // Distinct cache lines access `a` touches while the loops from `level` inward run: the
-  // loop with the smallest stride packs its elements into lines, every other loop that
-  // moves the address multiplies them; at most the whole tensor.
+  // loop with the smallest stride spans (trip - 1) * stride + 1 elements, which fill that
+  // many lines but never more than its trip; every other loop that moves the address
+  // multiplies them; at most the whole tensor.
   double lines_touched(const TensorAccess& a, size_t level) const {
     double elem = double(scalar_type_bytes(def_.tensors[size_t(a.tensor)].type)), lines = 1;
     int fastest = -1;
@@ -198,7 +199,8 @@ class Walker {
     for (size_t j = level; j < a.strides.size() && j < loops_.size(); ++j) {
       const std::optional<int64_t>& s = a.strides[j].elements;
       if (s == 0) continue;
-      if (int(j) == fastest) lines *= std::ceil(loops_[j].trip * double(smallest) * elem / kLineBytes);
+      if (int(j) == fastest)
+        lines *= std::min(loops_[j].trip, std::ceil(((loops_[j].trip - 1) * double(smallest) + 1) * elem / kLineBytes));
       else lines *= loops_[j].trip;
     }
     return std::min(lines, std::ceil(tensor_bytes(a.tensor) / kLineBytes));

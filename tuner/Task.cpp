@@ -33,7 +33,7 @@ std::string settings_json(const TuneSettings& s) {
   return w.str();
 }
 
-// A candidate this much slower than the best so far is timed with its first run only.
+// A candidate this much slower than the best so far is timed with one run (tuner/Worker.cpp).
 constexpr double kCutoffFactor = 10;
 
 }  // namespace
@@ -106,8 +106,8 @@ std::vector<Candidate> Task::choose(int want) {
   if (int(batch.size()) > want) batch.resize(size_t(want));
   features_.clear();
   scores_.clear();
-  // Presets that make a program chosen already (by another preset, or earlier in a
-  // resumed task) are left out; one the compiler refuses is measured, to record why.
+  // Presets that make a program another preset makes are left out; one the compiler
+  // refuses is measured, to record why.
   std::vector<std::optional<Lowered>> preset_lowered = lower(batch);
   std::vector<Candidate> presets;
   for (size_t i = 0; i < batch.size(); ++i) {
@@ -133,11 +133,12 @@ std::vector<Candidate> Task::choose(int want) {
   std::unordered_set<std::string> in_pool;
   std::vector<double> scores;
   // Draws the compiler refuses, and draws whose program is chosen already or in the pool,
-  // cost no trial; more are drawn (a bounded number of times). A repeated program stays
-  // seen: its options are never proposed again.
+  // cost no trial; more are drawn, until four draws in a row add nothing (or sixteen in
+  // all). A repeated program stays seen: its options are never proposed again.
   auto breed = [&](const std::vector<std::string>& from, int count, double epsilon) {
     size_t before = pool.size();
-    for (int attempt = 0; attempt < 4 && int(pool.size() - before) < count; ++attempt) {
+    for (int attempt = 0, barren = 0; attempt < 16 && barren < 4 && int(pool.size() - before) < count; ++attempt) {
+      size_t had = pool.size();
       std::vector<Candidate> drawn = space_.next(rng_, from, count - int(pool.size() - before), epsilon);
       std::vector<std::optional<Lowered>> f = lower(drawn);
       for (size_t i = 0; i < drawn.size(); ++i) {
@@ -151,6 +152,7 @@ std::vector<Candidate> Task::choose(int want) {
           pool_programs.push_back(std::move(f[i]->program));
         }
       }
+      barren = pool.size() == had ? barren + 1 : 0;
     }
     scores.resize(pool.size(), 0.0);
     if (!ranked || pool.size() == before) return;
@@ -191,6 +193,7 @@ std::vector<Candidate> Task::choose(int want) {
     scores_.push_back(ranked ? std::optional(scores[i]) : std::nullopt);
   }
   for (size_t i : rest) space_.seen.erase(pool[i].json);
+  progress_.same_program = space_.same_program;
   return batch;
 }
 

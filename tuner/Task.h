@@ -84,7 +84,9 @@ class Task {
   // The programs chosen for measuring this session. Many options make the same program (a
   // tile of 1 and none, an unroll of a loop the register tile unrolls anyway): in 200
   // trials of conv only 83 programs were distinct, so half the budget re-timed programs
-  // already timed. Options whose program is here are not measured (Task::choose).
+  // already timed. Options whose program is here are not measured (Task::choose). Only
+  // this session's: a resumed task does not know the programs of the options it measured
+  // before (the cache keeps options, not programs).
   std::unordered_set<std::string> programs_;
 };
 

@@ -219,14 +219,12 @@ MeasureReply time_prepared(const Prepared& p) {
     // candidates' compiles, and a two-thread kernel whose second thread waited behind a
     // compiler ran 10-30x slower (matmul 256^3: a fifth of a session's trials were cut at
     // 1-50 ms for options that run in 0.09). So a first run past the cutoff is repeated
-    // here, alone, before the candidate is cut.
+    // here, alone, on fresh buffers as before, and that run decides.
     if (job.cutoff_ms > 0 && p.first_ms > job.cutoff_ms) {
-      MeasureRequest alone;
-      alone.plan = TimingPlan{.warmup_calls = 0, .min_warmup_ms = 0, .min_calls = 1, .max_calls = 1};
-      auto m = measure_kernel(*p.kernel, p.bench->inputs, alone);
+      auto m = measure_kernel(*p.kernel, p.bench->inputs, MeasureRequest{});
       if (!m) return fail(job, TrialStatus::RuntimeFault, m.error(), p.compile_ms);
-      if (m->timing.median_ms > job.cutoff_ms) {
-        MeasureReply r = timed(job, p.compile_ms, m->timing.ms, m->timing.median_ms);
+      if (m->first_ms > job.cutoff_ms) {
+        MeasureReply r = timed(job, p.compile_ms, {m->first_ms}, m->first_ms);
         r.message = "timed once: slower than the cutoff of " + std::to_string(job.cutoff_ms) + " ms";
         return r;
       }

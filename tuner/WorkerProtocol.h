@@ -24,10 +24,10 @@ struct MeasureJob {
   bool check = true;            // compare with the interpreter first (at reduced sizes when large)
   int min_calls = 5;            // timing: at least this many calls ...
   double min_total_ms = 100;    // ... and this much time
-  // A candidate whose first run takes longer than this, and then one call run alone, is
-  // not timed further: that call is its time (0: always time it). The tuner passes a
-  // multiple of the best so far, so a hopeless candidate costs a few runs, not a minimum
-  // of calls.
+  // A candidate whose checked run takes longer than this, and then a run of its own in the
+  // timing turn, is not timed further: that run is its time (0: always time it). The
+  // tuner passes a multiple of the best so far, so a hopeless candidate costs two runs,
+  // not a minimum of calls.
   double cutoff_ms = 0;
   // Time with cold caches: each call on its own copy of the buffers, in rotation over
   // 64 MiB (MeasureRequest::cold_caches, the peers' and bench_cpu's method).
