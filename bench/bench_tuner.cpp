@@ -26,6 +26,7 @@
 
 #include "Workloads.h"
 #include "kernel/KernelSetup.h"
+#include "lang/ReadSource.h"
 #include "tuner/CostModel.h"
 #include "tuner/WorkerProcess.h"
 
@@ -36,6 +37,9 @@ struct Case {
   std::map<std::string, int64_t> sizes;
   int threads = 1;
 };
+
+// The kernels the rank target names: their sessions are timed again (retest_rank).
+bool has_rank_target(const Case& c) { return c.name == "matmul 256^3" || c.name.starts_with("conv"); }
 
 struct Outcome {
   int trials = 0;
@@ -91,12 +95,9 @@ double retest_rank(const Case& c, const std::string& db) {
     measured.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)), sqlite3_column_double(st, 1));
   sqlite3_finalize(st);
   sqlite3_close(h);
-  std::FILE* f = std::fopen(c.path.c_str(), "rb");
-  if (!f) return NAN;
-  std::string source;
-  char buf[4096];
-  while (size_t n = std::fread(buf, 1, sizeof buf, f)) source.append(buf, n);
-  std::fclose(f);
+  auto read = tcs::read_source_file(c.path);
+  if (!read) return NAN;
+  const std::string& source = *read;
   tcs::KernelSpec spec;
   spec.sizes.insert(c.sizes.begin(), c.sizes.end());
   auto kernel = tcs::kernel_setup(std::shared_ptr<const tcs::CheckedFile>(tcs::check_source(c.path, source)), spec);
@@ -153,7 +154,7 @@ Outcome tune(const Case& c, int trials, const std::string& extra_flags, const st
   }
   o.best_ms = final_best;
   o.ok = std::isfinite(final_best);
-  if (c.name == "matmul 256^3" || c.name.starts_with("conv")) o.retest_rank = retest_rank(c, db);
+  if (has_rank_target(c)) o.retest_rank = retest_rank(c, db);
   return o;
 }
 
@@ -211,7 +212,7 @@ int main(int argc, char** argv) {
   for (const auto& [c, o] : results) {
     if (c.name == "matmul 256^3")
       targets.push_back({"matmul 256^3, every core: candidates per second / 4", o.elapsed_s > 0 ? o.trials / o.elapsed_s / 4 : 0, 1});
-    if (c.name == "matmul 256^3" || c.name.starts_with("conv")) {
+    if (has_rank_target(c)) {
       targets.push_back({c.name + ": held-out rank correlation / 0.7", o.rank / 0.7, 1});
       std::printf("%s: the session's timings against the same candidates timed again: rank %.2f, the ceiling of the one above\n",
                   c.name.c_str(), o.retest_rank);

@@ -3,6 +3,7 @@
 #include <cassert>
 #include <cmath>
 #include <cstdlib>
+#include <optional>
 
 #include "loopnest/Accesses.h"
 #include "loopnest/Affine.h"
@@ -14,6 +15,10 @@ namespace {
 constexpr int kAccessSlots = 4;  // the write and the first three reads (most kernels touch <= 4 tensors)
 constexpr int kInnerLoops = 6;   // the innermost loops described one by one, innermost first
 constexpr double kLineBytes = 64;
+
+// How far an address moves per iteration of a loop, in elements: a step the access view
+// could not state (not affine in that loop) counts as a far one.
+double step_of(const std::optional<int64_t>& elements) { return elements ? double(std::llabs(*elements)) : double(1 << 20); }
 
 const std::vector<std::string>& names() {
   static const std::vector<std::string> n = [] {
@@ -125,7 +130,7 @@ class Walker {
       auto stride_at = [&](size_t from_inner) -> double {
         if (a.strides.size() <= from_inner) return 0;
         const auto& s = a.strides[a.strides.size() - 1 - from_inner].elements;
-        return s ? double(std::llabs(*s)) : double(1 << 20);
+        return step_of(s);
       };
       double reuse = 1;
       for (size_t i = 0; i < a.strides.size() && i < loops_.size(); ++i)
@@ -175,7 +180,7 @@ class Walker {
         if (slot >= int(acc.accesses.size()) || l >= int(loops_.size())) continue;
         const TensorAccess& a = acc.accesses[size_t(slot)];
         size_t i = loops_.size() - 1 - size_t(l);
-        if (i < a.strides.size()) f[at] = a.strides[i].elements ? double(std::llabs(*a.strides[i].elements)) : double(1 << 20);
+        if (i < a.strides.size()) f[at] = step_of(a.strides[i].elements);
       }
     assert(at == f.size());
     for (double v : f) out_.data.push_back(squash(v));
@@ -193,7 +198,7 @@ class Walker {
     for (size_t j = level; j < a.strides.size() && j < loops_.size(); ++j) {
       const std::optional<int64_t>& s = a.strides[j].elements;
       if (s == 0) continue;
-      int64_t step = s ? std::llabs(*s) : int64_t(1) << 20;
+      int64_t step = int64_t(step_of(s));
       if (fastest < 0 || step < smallest) fastest = int(j), smallest = step;
     }
     for (size_t j = level; j < a.strides.size() && j < loops_.size(); ++j) {

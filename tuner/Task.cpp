@@ -261,7 +261,6 @@ Expected<bool> Task::round(int want, const std::atomic<bool>* cancel,
     if (t.status != TrialStatus::Ok) ++p.failures;
     else if (!p.best_ms || *t.median_ms < *p.best_ms) p.best_ms = t.median_ms;
     p.rejected = space_.rejected;
-    p.same_program = space_.same_program;
     p.best_gflops = p.best_ms ? workload_.flops / (*p.best_ms * 1e6) : 0;
     trials.push_back(std::move(t));
     if (on_trial) on_trial(p);
