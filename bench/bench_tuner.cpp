@@ -1,5 +1,6 @@
 // The autotuner's own efficiency (issue 13), measured as a user meets it: each kernel is
 // tuned from an empty cache by `tcstudio-cli tune --json`, then its cache file is read.
+// Patience is off, so every session runs its whole budget (the targets count trials).
 //
 //   bench_tuner [--trials N] [--only NAME,...] [--no-overlap]
 //
@@ -130,7 +131,7 @@ Outcome tune(const Case& c, int trials, const std::string& extra_flags, const st
   std::string cmd = "'" + std::string(TCS_CLI_BINARY) + "' tune '" + c.path + "'";
   for (const auto& [n, v] : c.sizes) cmd += " --size " + n + "=" + std::to_string(v);
   cmd += " --db '" + db + "' --trials " + std::to_string(trials) + " --threads " + std::to_string(c.threads) +
-         " --seed 1 --time-limit 600 --json" + extra_flags + " 2>/dev/null";
+         " --seed 1 --time-limit 600 --patience 0 --json" + extra_flags + " 2>/dev/null";
   std::fprintf(stderr, "tuning %s on %d thread(s), %d trials...\n", c.name.c_str(), c.threads, trials);
   auto j = nlohmann::json::parse(run(cmd), nullptr, false);
   if (!j.is_array() || j.empty()) return o;

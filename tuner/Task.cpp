@@ -274,7 +274,7 @@ Expected<bool> Task::round(int want, const std::atomic<bool>* cancel,
   quiet_rounds_ = gained ? 0 : quiet_rounds_ + 1;
   if (p.best_ms) history_.push_back({p.trials, *p.best_ms});
   ++p.round;
-  if (quiet_rounds_ < settings_.patience_rounds) return true;
+  if (settings_.patience_rounds <= 0 || quiet_rounds_ < settings_.patience_rounds) return true;
   stopped_ = "no gain for " + std::to_string(settings_.patience_rounds) + " rounds";
   return false;
 }

@@ -25,7 +25,7 @@ struct TuneSettings {
   int batch = 16;               // candidates per round, stored together
   int threads = 0;              // threads of each candidate; 0: every core
   double timeout_s = 20;        // per candidate: compile, check and time
-  int patience_rounds = 8;      // stop after this many rounds without a 1% gain
+  int patience_rounds = 8;      // stop after this many rounds without a 1% gain (0: never)
   int remeasure = 3;            // the fastest re-measured before the winner is declared
   bool overlap = true;          // send candidates ahead: the worker compiles them on every core between timings
   bool cold = false;            // time with cold caches; results are kept apart from warm ones (tuning_target)

@@ -23,7 +23,8 @@ namespace tcs::cli {
 static const char* kTuneHelp = R"(usage: tcstudio-cli tune FILE.tc [--entry NAME] [--size NAME=INT ...]
                         [--size-set "NAME=INT ..." ...] [--db PATH]
                         [--trials N] [--time-limit SEC] [--seed S] [--batch N]
-                        [--threads N] [--timeout SEC] [--cold] [--no-overlap] [--json]
+                        [--threads N] [--timeout SEC] [--patience ROUNDS] [--cold]
+                        [--no-overlap] [--json]
 
 Searches mapping options for a kernel at its sizes on this machine and keeps every
 measurement in the tuning cache (--db PATH, default ~/.local/share/tcstudio/cache.sqlite).
@@ -42,6 +43,8 @@ everything measured.
   --batch N         candidates per round, stored together (default 16)
   --threads N       threads of each candidate (default: all cores)
   --timeout SEC     per candidate: compile, check and time (default 20)
+  --patience ROUNDS stop a kernel after this many rounds in a row without a 1 % gain
+                    (default 8; 0: never, only the budget stops it)
   --cold            time every candidate with cold caches (each call on its own copy of
                     the buffers, over 64 MiB), as run --repeat --cold and the benchmarks do;
                     kept apart from warm results, and run --best --cold prefers them
@@ -176,6 +179,7 @@ int command_tune(const std::vector<std::string>& argv) {
                                {"batch", true},
                                {"threads", true},
                                {"timeout", true},
+                               {"patience", true},
                                {"cold", false},
                                {"no-overlap", false},
                                {"json", false}},
@@ -192,7 +196,8 @@ int command_tune(const std::vector<std::string>& argv) {
   };
   int time_limit = 600, timeout = 20;
   if (!integer("trials", s.trials, 1, 1000000) || !integer("time-limit", time_limit, 1, 7 * 24 * 3600) ||
-      !integer("batch", s.batch, 1, 1024) || !integer("threads", s.threads, 1, 1024) || !integer("timeout", timeout, 1, 3600))
+      !integer("batch", s.batch, 1, 1024) || !integer("threads", s.threads, 1, 1024) || !integer("timeout", timeout, 1, 3600) ||
+      !integer("patience", s.patience_rounds, 0, 1000000))
     return kUsageError;
   s.time_limit_s = time_limit;
   s.timeout_s = timeout;

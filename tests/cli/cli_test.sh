@@ -174,6 +174,7 @@ expect 0 'session 4 of scale \(N=128\)' -- \
   tune "$work/two.tc" --entry scale --size-set N=32 --size-set 'N=128' --trials 8 --batch 4 --threads 1 --db "$work/two.sqlite"
 expect 2 '--size-set takes NAME=INT' -- tune "$work/two.tc" --size-set 'N=x' --db "$work/two.sqlite"
 expect 2 '--trials takes a whole number' -- tune "$examples/matmul.tc" --trials 0 --db "$db"
+expect 2 '--patience takes a whole number from 0' -- tune "$examples/matmul.tc" --patience -1 --db "$db"
 expect 1 'notes.sqlite is not a TC Studio tuning cache' -- tune "$examples/matmul.tc" --db "$work/notes.sqlite"
 
 echo "cli: $passed passed, $failed failed"

@@ -374,6 +374,28 @@ TEST(Tune, SeveralKernelsShareOneBudget) {
   EXPECT_EQ(listed->size(), 2u);
 }
 
+// Patience: a session stops a kernel after that many rounds in a row without a 1 % gain,
+// and with patience 0 only its budget stops it. The second session resumes the first, so
+// its rounds start from a best already found: with patience 1 it would stop after one
+// round that does not beat it by 1 %.
+TEST(Tune, PatienceStopsAKernelThatStopsGainingAndZeroNever) {
+  Fixture f;
+  auto cache = TuningCache::open(f.db());
+  ASSERT_TRUE(cache) << cache.error();
+  TuneSettings s = quick({TCS_CLI, "worker"}, 200);
+  s.patience_rounds = 1;
+  auto first = tune(**cache, f.kernel, s);
+  ASSERT_TRUE(first) << first.error();
+  EXPECT_EQ(first->stopped_because, "no gain for 1 rounds");
+  EXPECT_LT(first->progress.trials, 200);
+  s.trials = 15;
+  s.patience_rounds = 0;
+  auto second = tune(**cache, f.kernel, s);
+  ASSERT_TRUE(second) << second.error();
+  EXPECT_EQ(second->stopped_because, "trial budget");
+  EXPECT_EQ(second->progress.trials, 15);
+}
+
 // The cache's best record is timed in turns beside the session's finalists. A record an
 // earlier session found (here options this session never samples, faster than all it
 // measures, with a figure from a calmer moment no trial can beat) stays the best, and its
