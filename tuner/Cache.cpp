@@ -313,6 +313,7 @@ Status TuningCache::record_trials(int64_t session, const Workload& w, const Targ
                      "INSERT INTO measurements(candidate_id, session_id, status, message, median_ms, repeats, compile_ms,"
                      " threads, measured_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
     std::optional<Statement> features;  // prepared when a trial has rows (a version-1 file has no table)
+    std::optional<Statement> program;   // likewise, when a trial knows its program (version 3)
     for (const Trial& trial : trials) {
       // Options that do not parse are stored as given, so the failure stays visible.
       auto canonical = canonical_options(trial.options_json);
@@ -330,6 +331,11 @@ Status TuningCache::record_trials(int64_t session, const Workload& w, const Targ
       insert.bind(5, ok ? trial.median_ms : std::nullopt).bind(6, repeats_json(trial.repeats_ms)).bind(7, trial.compile_ms);
       insert.bind(8, int64_t(trial.threads)).bind(9, at).run();
       if (ok) update_best(wid, tid, cid, *trial.median_ms, int(trial.repeats_ms.size()), at, false);
+      if (!trial.program.empty()) {
+        if (!program) program.emplace(db_->handle(), "UPDATE candidates SET program = ?2 WHERE candidate_id = ?1");
+        program->reset();
+        program->bind(1, cid).bind(2, trial.program).run();
+      }
       if (trial.feature_rows > 0 && !trial.features.empty()) {
         if (!features)
           features.emplace(db_->handle(),
@@ -389,6 +395,20 @@ Expected<std::set<std::string>> TuningCache::measured_options(const Workload& w,
                 "SELECT c.options FROM candidates c JOIN workloads w ON w.workload_id = c.workload_id"
                 " JOIN targets t ON t.target_id = c.target_id WHERE w.canonical = ?1 AND t.fingerprint = ?2"
                 " AND EXISTS (SELECT 1 FROM measurements m WHERE m.candidate_id = c.candidate_id)");
+    s.bind(1, w.canonical).bind(2, t.fingerprint);
+    std::set<std::string> out;
+    while (s.step()) out.insert(s.text(0));
+    return out;
+  });
+}
+
+Expected<std::set<std::string>> TuningCache::measured_programs(const Workload& w, const TargetIdentity& t) {
+  if (schema_version_ < 3) return std::set<std::string>{};  // an older file read as it is: no programs recorded
+  return guarded([&] {
+    Statement s(db_->handle(),
+                "SELECT DISTINCT c.program FROM candidates c JOIN workloads w ON w.workload_id = c.workload_id"
+                " JOIN targets t ON t.target_id = c.target_id WHERE w.canonical = ?1 AND t.fingerprint = ?2"
+                " AND c.program IS NOT NULL AND EXISTS (SELECT 1 FROM measurements m WHERE m.candidate_id = c.candidate_id)");
     s.bind(1, w.canonical).bind(2, t.fingerprint);
     std::set<std::string> out;
     while (s.step()) out.insert(s.text(0));

@@ -41,6 +41,8 @@ struct Trial {
   std::optional<double> compile_ms;
   int threads = 1;
   int64_t measured_at = 0;  // Unix time in ms; 0: now
+  // The program the options made: stable_hash_hex of its loop nest's text ("" unknown).
+  std::string program;
   // The cost model's rows for this candidate (tuner/Features.h); rows 0: none.
   int feature_rows = 0;
   std::vector<float> features;
@@ -133,6 +135,9 @@ class TuningCache {
   Expected<std::optional<BestRecord>> best(const Workload& w, const TargetIdentity& t);
   // Canonical options already measured (any outcome): a resumed search skips them.
   Expected<std::set<std::string>> measured_options(const Workload& w, const TargetIdentity& t);
+  // The programs (Trial::program) of candidates already measured: a resumed search skips
+  // other options that make one of them.
+  Expected<std::set<std::string>> measured_programs(const Workload& w, const TargetIdentity& t);
   // The k fastest measured candidates (options, best Ok median), fastest first: what
   // seeds each round of the search and what is re-measured before a winner is declared.
   Expected<std::vector<std::pair<std::string, double>>> fastest(const Workload& w, const TargetIdentity& t, int k);

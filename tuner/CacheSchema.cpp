@@ -101,6 +101,12 @@ CREATE TABLE cost_models(
   created_at INTEGER NOT NULL);
 ALTER TABLE candidates ADD COLUMN model_id INTEGER REFERENCES cost_models;
 )sql",
+    // 3: which program a candidate's options made (the stable hash of its loop nest's
+    // text): many options make one program, and a resumed session measures none twice.
+    R"sql(
+ALTER TABLE candidates ADD COLUMN program TEXT;
+CREATE INDEX candidates_by_program ON candidates(workload_id, target_id, program);
+)sql",
 };
 
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == kCacheSchemaVersion);

@@ -13,7 +13,7 @@ class Database;
 // "TCSc" as a big-endian 32-bit integer: written in every cache file's header.
 inline constexpr int32_t kCacheApplicationId = 0x54435363;
 // The version this build writes (the number of migrations).
-inline constexpr int kCacheSchemaVersion = 2;
+inline constexpr int kCacheSchemaVersion = 3;
 
 // Brings `db` from schema version `from` (0: empty) to `to`, inside the caller's
 // transaction, and sets user_version and application_id.

@@ -8,6 +8,7 @@
 #include "poly/Lowering.h"
 #include "runtime/Timing.h"
 #include "support/Json.h"
+#include "support/StableHash.h"
 #include "targets/Target.h"
 #include "loopnest/LoopNest.h"
 #include "tuner/Features.h"
@@ -51,6 +52,9 @@ Status Task::start() {
   if (!known) return known.failure();
   space_.seen = *known;
   progress_.known = int(known->size());
+  auto programs = cache_.measured_programs(workload_, target_);
+  if (!programs) return programs.failure();
+  programs_.insert(programs->begin(), programs->end());
   auto session = cache_.begin_session(workload_, target_, settings_.seed, settings_json(settings_), settings_.app_version);
   if (!session) return session.failure();
   session_ = *session;
@@ -83,7 +87,8 @@ std::vector<std::optional<Task::Lowered>> Task::lower(const std::vector<Candidat
       size_t i = fresh[j];
       auto lowered = lower_to_loop_nest(*kernel_.def, kernel_.shapes, cs[i].options, passes);
       if (lowered)
-        out[i] = Lowered{extract_features(*kernel_.def, kernel_.shapes, lowered->nest), loop_nest_to_string(lowered->nest)};
+        out[i] = Lowered{extract_features(*kernel_.def, kernel_.shapes, lowered->nest),
+                         stable_hash_hex(loop_nest_to_string(lowered->nest))};
     }
   };
   size_t helpers = std::min<size_t>(fresh.size(), std::max(1u, std::thread::hardware_concurrency())) - (fresh.empty() ? 0 : 1);
@@ -106,8 +111,9 @@ std::vector<Candidate> Task::choose(int want) {
   if (int(batch.size()) > want) batch.resize(size_t(want));
   features_.clear();
   scores_.clear();
-  // Presets that make a program another preset makes are left out; one the compiler
-  // refuses is measured, to record why.
+  programs_chosen_.clear();
+  // Presets that make a program measured already, or another preset's, are left out; one
+  // the compiler refuses is measured, to record why.
   std::vector<std::optional<Lowered>> preset_lowered = lower(batch);
   std::vector<Candidate> presets;
   for (size_t i = 0; i < batch.size(); ++i) {
@@ -118,6 +124,7 @@ std::vector<Candidate> Task::choose(int want) {
     presets.push_back(std::move(batch[i]));
     features_.push_back(preset_lowered[i] ? preset_lowered[i]->rows : FeatureRows{});
     scores_.push_back(std::nullopt);
+    programs_chosen_.push_back(preset_lowered[i] ? preset_lowered[i]->program : "");
   }
   batch = std::move(presets);
   // Parents: the fastest measured, or in a fresh first round the presets themselves.
@@ -132,7 +139,7 @@ std::vector<Candidate> Task::choose(int want) {
   std::vector<std::string> pool_programs;
   std::unordered_set<std::string> in_pool;
   std::vector<double> scores;
-  // Draws the compiler refuses, and draws whose program is chosen already or in the pool,
+  // Draws the compiler refuses, and draws whose program is measured, chosen or in the pool,
   // cost no trial; more are drawn, until four draws in a row add nothing (or sixteen in
   // all). A repeated program stays seen: its options are never proposed again.
   auto breed = [&](const std::vector<std::string>& from, int count, double epsilon) {
@@ -191,6 +198,7 @@ std::vector<Candidate> Task::choose(int want) {
     batch.push_back(pool[i]);
     features_.push_back(pool_features[i]);
     scores_.push_back(ranked ? std::optional(scores[i]) : std::nullopt);
+    programs_chosen_.push_back(pool_programs[i]);
   }
   for (size_t i : rest) space_.seen.erase(pool[i].json);
   progress_.same_program = space_.same_program;
@@ -250,6 +258,7 @@ Expected<bool> Task::round(int want, const std::atomic<bool>* cancel,
     t.compile_ms = reply->compile_ms;
     t.threads = threads_;
     t.predicted = scores_[i];
+    t.program = programs_chosen_[i];
     t.feature_rows = features_[i].rows;
     t.features = features_[i].data;
     if (t.feature_rows > 0) learner_.add(features_[i], workload_.key, t.median_ms);

@@ -44,8 +44,8 @@ class Task {
   TuneProgress& progress() { return progress_; }
 
  private:
-  // A candidate lowered to its loop nest: the cost model's rows, and the nest as text
-  // (loop_nest_to_string), which says what program the options make.
+  // A candidate lowered to its loop nest: the cost model's rows, and which program the
+  // options make (the stable hash of the nest's text, loop_nest_to_string).
   struct Lowered {
     FeatureRows rows;
     std::string program;
@@ -75,18 +75,18 @@ class Task {
   std::string stopped_;
   int64_t next_job_ = 1;
   TuneProgress progress_;
-  // The round being assembled: features and the model's score of each candidate.
+  // The round being assembled: features, the model's score and the program of each candidate.
   std::vector<FeatureRows> features_;
   std::vector<std::optional<double>> scores_;
+  std::vector<std::string> programs_chosen_;
   // Each candidate lowered once a session: a population not chosen may be drawn again in
   // a later round (canonical options JSON -> its lowering; none: refused).
   std::unordered_map<std::string, std::optional<Lowered>> lowered_;
-  // The programs chosen for measuring this session. Many options make the same program (a
-  // tile of 1 and none, an unroll of a loop the register tile unrolls anyway): in 200
-  // trials of conv only 83 programs were distinct, so half the budget re-timed programs
-  // already timed. Options whose program is here are not measured (Task::choose). Only
-  // this session's: a resumed task does not know the programs of the options it measured
-  // before (the cache keeps options, not programs).
+  // The programs measured for this kernel, in this session or before it (the cache keeps
+  // each candidate's program). Many options make the same program (a tile of 1 and none,
+  // an unroll of a loop the register tile unrolls anyway): in 200 trials of conv only 83
+  // programs were distinct, so half the budget re-timed programs already timed. Options
+  // whose program is here are not measured (Task::choose).
   std::unordered_set<std::string> programs_;
 };
 

@@ -1,8 +1,9 @@
 #pragma once
 // A hash of text that never changes between runs, builds or machines (64-bit FNV-1a),
 // for short display keys: a workload's key, a target's fingerprint, a candidate's id in
-// the tuning cache. Never the only thing that decides equality: the cache keeps the full
-// text beside it.
+// the tuning cache. Never the only thing that decides equality where a collision would
+// mix records up (the cache keeps the full text beside those); the tuner's program ids
+// are hashes alone, since a collision there only skips one candidate.
 #include <cstdint>
 #include <string>
 #include <string_view>

@@ -18,6 +18,7 @@
 #include "kernel/KernelSetup.h"
 #include "loopnest/LoopNest.h"
 #include "poly/Lowering.h"
+#include "support/StableHash.h"
 #include "targets/Target.h"
 #include "tuner/Search.h"
 #include "tuner/Tuner.h"
@@ -203,17 +204,24 @@ TEST(Worker, AFirstRunPastTheCutoffIsRepeatedAloneBeforeItIsCut) {
 
 // Options that make a program measured already are not measured again: every measured
 // candidate lowers to a loop nest of its own.
+// Across sessions too: the second resumes the first, and the cache tells it which
+// programs the first measured (each candidate's program is stored with it).
 TEST(Tune, EachProgramIsMeasuredOnce) {
   Fixture f;
   auto cache = TuningCache::open(f.db());
   ASSERT_TRUE(cache) << cache.error();
-  auto result = tune(**cache, f.kernel, quick({TCS_CLI, "worker"}, 30));
-  ASSERT_TRUE(result) << result.error();
-  EXPECT_GT(result->progress.same_program, 0) << "a 48x32x40 matmul has many options for one program";
+  int trials = 0;
+  for (int session = 0; session < 2; ++session) {
+    auto result = tune(**cache, f.kernel, quick({TCS_CLI, "worker"}, 30));
+    ASSERT_TRUE(result) << result.error();
+    EXPECT_GT(result->progress.same_program, 0) << "a 48x32x40 matmul has many options for one program";
+    trials += result->progress.trials;
+  }
   sqlite3* h = nullptr;
   ASSERT_EQ(sqlite3_open_v2(f.db().c_str(), &h, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
   sqlite3_stmt* st = nullptr;
-  sqlite3_prepare_v2(h, "SELECT DISTINCT c.options FROM candidates c JOIN measurements m USING(candidate_id)", -1, &st, nullptr);
+  sqlite3_prepare_v2(h, "SELECT DISTINCT c.options, c.program FROM candidates c JOIN measurements m USING(candidate_id)", -1,
+                     &st, nullptr);
   std::map<std::string, std::string> program_of;  // the nest's text -> the options that made it
   int measured = 0;
   while (sqlite3_step(st) == SQLITE_ROW) {
@@ -222,13 +230,16 @@ TEST(Tune, EachProgramIsMeasuredOnce) {
     ASSERT_TRUE(options) << options.error();
     auto lowered = lower_to_loop_nest(*f.kernel.def, f.kernel.shapes, *options, find_target("cpu")->mapping_passes);
     ASSERT_TRUE(lowered) << lowered.error();
-    auto [at, fresh] = program_of.emplace(loop_nest_to_string(lowered->nest), json);
+    std::string text = loop_nest_to_string(lowered->nest);
+    const unsigned char* stored = sqlite3_column_text(st, 1);
+    EXPECT_EQ(stored ? reinterpret_cast<const char*>(stored) : "(none)", stable_hash_hex(text)) << json;
+    auto [at, fresh] = program_of.emplace(text, json);
     EXPECT_TRUE(fresh) << json << "\nmakes the program of\n" << at->second;
     ++measured;
   }
   sqlite3_finalize(st);
   sqlite3_close(h);
-  EXPECT_EQ(measured, result->progress.trials);
+  EXPECT_EQ(measured, trials);
 }
 
 TEST(Tune, KilledSessionResumesWithNothingLostOrRepeated) {
