@@ -75,7 +75,10 @@ void print(const LoopNode& n, const LoopNest& nest, int depth, std::string& out)
       for (size_t d = 0; d < p.size.size(); ++d)
         out += (d ? ", " : "") + lexpr_to_string(p.offset[d], nest) + " +: " + std::to_string(p.size[d]);
       out += "] as " + p.name + "_pack" + std::to_string(n.pack);
-      if (!p.order.empty()) {
+      // The identity order is the tensor's own, as an empty one: one program, one text.
+      bool identity = true;
+      for (size_t d = 0; d < p.order.size(); ++d) identity = identity && p.order[d] == int(d);
+      if (!identity) {
         out += " order";
         for (size_t d = 0; d < p.order.size(); ++d) out += (d ? "," : " ") + std::to_string(p.order[d]);
       }

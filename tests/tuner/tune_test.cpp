@@ -242,6 +242,27 @@ TEST(Tune, EachProgramIsMeasuredOnce) {
   EXPECT_EQ(measured, trials);
 }
 
+// A pack in the tensor's own order makes one program whether the order is written out
+// or left empty, so the tuner counts those options as one.
+TEST(Tune, APackInItsTensorsOrderIsOneProgramWrittenEitherWay) {
+  Fixture f;
+  auto program = [&](const char* json) {
+    auto options = mapping_options_from_json(json);
+    EXPECT_TRUE(options) << options.error();
+    auto lowered = lower_to_loop_nest(*f.kernel.def, f.kernel.shapes, *options, find_target("cpu")->mapping_passes);
+    EXPECT_TRUE(lowered) << lowered.error();
+    return lowered ? loop_nest_to_string(lowered->nest) : std::string();
+  };
+  auto with_pack = [](const std::string& pack) {
+    return R"({"outerScheduleFusionStrategy": "Min", "fixParametersBeforeScheduling": true, "tile": [16, 16, 16],)"
+           R"( "cpu": {"pack": [)" + pack + "]}}";
+  };
+  std::string plain = program(with_pack(R"({"tensor": "B", "depth": 1})").c_str());
+  EXPECT_NE(plain.find("pack B["), std::string::npos) << plain;
+  EXPECT_EQ(program(with_pack(R"({"tensor": "B", "depth": 1, "order": [0, 1]})").c_str()), plain);
+  EXPECT_NE(program(with_pack(R"({"tensor": "B", "depth": 1, "order": [1, 0]})").c_str()), plain);
+}
+
 TEST(Tune, KilledSessionResumesWithNothingLostOrRepeated) {
   Fixture f;
   std::string cli = TCS_CLI;
