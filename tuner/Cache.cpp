@@ -389,11 +389,13 @@ Expected<std::optional<BestRecord>> TuningCache::best(const Workload& w, const T
   });
 }
 
-Expected<std::set<std::string>> TuningCache::measured_options(const Workload& w, const TargetIdentity& t) {
+Expected<std::set<std::string>> TuningCache::measured_candidates(const Workload& w, const TargetIdentity& t,
+                                                                  const std::string& column) {
   return guarded([&] {
     Statement s(db_->handle(),
-                "SELECT c.options FROM candidates c JOIN workloads w ON w.workload_id = c.workload_id"
+                "SELECT DISTINCT c." + column + " FROM candidates c JOIN workloads w ON w.workload_id = c.workload_id"
                 " JOIN targets t ON t.target_id = c.target_id WHERE w.canonical = ?1 AND t.fingerprint = ?2"
+                " AND c." + column + " IS NOT NULL"
                 " AND EXISTS (SELECT 1 FROM measurements m WHERE m.candidate_id = c.candidate_id)");
     s.bind(1, w.canonical).bind(2, t.fingerprint);
     std::set<std::string> out;
@@ -402,18 +404,13 @@ Expected<std::set<std::string>> TuningCache::measured_options(const Workload& w,
   });
 }
 
+Expected<std::set<std::string>> TuningCache::measured_options(const Workload& w, const TargetIdentity& t) {
+  return measured_candidates(w, t, "options");
+}
+
 Expected<std::set<std::string>> TuningCache::measured_programs(const Workload& w, const TargetIdentity& t) {
   if (schema_version_ < 3) return std::set<std::string>{};  // an older file read as it is: no programs recorded
-  return guarded([&] {
-    Statement s(db_->handle(),
-                "SELECT DISTINCT c.program FROM candidates c JOIN workloads w ON w.workload_id = c.workload_id"
-                " JOIN targets t ON t.target_id = c.target_id WHERE w.canonical = ?1 AND t.fingerprint = ?2"
-                " AND c.program IS NOT NULL AND EXISTS (SELECT 1 FROM measurements m WHERE m.candidate_id = c.candidate_id)");
-    s.bind(1, w.canonical).bind(2, t.fingerprint);
-    std::set<std::string> out;
-    while (s.step()) out.insert(s.text(0));
-    return out;
-  });
+  return measured_candidates(w, t, "program");
 }
 
 Expected<std::vector<std::pair<std::string, double>>> TuningCache::fastest(const Workload& w, const TargetIdentity& t, int k) {

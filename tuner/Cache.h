@@ -174,6 +174,9 @@ class TuningCache {
   void update_best(int64_t workload, int64_t target, int64_t candidate, double median_ms, int repeats, int64_t at,
                    bool replace);
   WorkloadDetail detail(int64_t workload, int64_t target, int top_k);
+  // The distinct values of `column` (a candidates column; nulls left out) over the
+  // candidates of `w` on `t` measured at least once.
+  Expected<std::set<std::string>> measured_candidates(const Workload& w, const TargetIdentity& t, const std::string& column);
   template <class F>
   auto guarded(F&& body) -> Expected<decltype(body())>;
 
