@@ -206,7 +206,7 @@ Expected<std::unique_ptr<TuningCache>> TuningCache::open(const std::string& path
         tx.commit();
         version = o.schema_version;
       }
-    } else if (version < o.schema_version) {
+    } else if (version < std::min(o.schema_version, kCacheOldestReadable)) {
       return refused(path, version == 0 ? std::string("is empty: nothing has been tuned into it yet")
                                         : "has the older cache schema " + std::to_string(version) +
                                               "; run a command that writes to it (tune, cache import) to upgrade it");
@@ -331,7 +331,7 @@ Status TuningCache::record_trials(int64_t session, const Workload& w, const Targ
       insert.bind(5, ok ? trial.median_ms : std::nullopt).bind(6, repeats_json(trial.repeats_ms)).bind(7, trial.compile_ms);
       insert.bind(8, int64_t(trial.threads)).bind(9, at).run();
       if (ok) update_best(wid, tid, cid, *trial.median_ms, int(trial.repeats_ms.size()), at, false);
-      if (!trial.program.empty()) {
+      if (!trial.program.empty() && schema_version_ >= 3) {
         if (!program) program.emplace(db_->handle(), "UPDATE candidates SET program = ?2 WHERE candidate_id = ?1");
         program->reset();
         program->bind(1, cid).bind(2, trial.program).run();
@@ -409,7 +409,7 @@ Expected<std::set<std::string>> TuningCache::measured_options(const Workload& w,
 }
 
 Expected<std::set<std::string>> TuningCache::measured_programs(const Workload& w, const TargetIdentity& t) {
-  if (schema_version_ < 3) return std::set<std::string>{};  // an older file read as it is: no programs recorded
+  if (schema_version_ < 3) return std::set<std::string>{};  // an older file read as it is (read-only): no programs
   return measured_candidates(w, t, "program");
 }
 
@@ -625,7 +625,8 @@ Expected<int64_t> TuningCache::export_lines(std::ostream& out) {
   return guarded([&] {
     Statement c(db_->handle(), std::string("SELECT c.candidate_id, c.options, c.origin, c.round, c.predicted, ") +
                                    kWorkloadColumns +
-                                   ", t.kind, t.description, t.fingerprint, b.median_ms, b.verified_repeats, b.updated_at"
+                                   ", t.kind, t.description, t.fingerprint, b.median_ms, b.verified_repeats, b.updated_at, " +
+                                   (schema_version_ >= 3 ? "c.program" : "NULL") +
                                    " FROM candidates c JOIN workloads w ON w.workload_id = c.workload_id"
                                    " JOIN targets t ON t.target_id = c.target_id LEFT JOIN best_records b"
                                    " ON b.candidate_id = c.candidate_id ORDER BY c.candidate_id");
@@ -646,6 +647,7 @@ Expected<int64_t> TuningCache::export_lines(std::ostream& out) {
       if (line["options"].is_discarded()) line["options"] = c.text(1);
       if (!c.is_null(4)) line["predicted"] = c.real(4);
       if (!c.is_null(16)) line["best"] = {{"median_ms", c.real(16)}, {"verified_repeats", c.int64(17)}, {"updated_at", c.int64(18)}};
+      if (!c.is_null(19)) line["program"] = c.text(19);
       json ms = json::array();
       m.reset();
       m.bind(1, c.int64(0));
@@ -676,6 +678,9 @@ Expected<ImportReport> TuningCache::import_lines(std::istream& in) {
     Statement insert(db_->handle(),
                      "INSERT INTO measurements(candidate_id, status, message, median_ms, repeats, compile_ms, threads,"
                      " measured_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
+    std::optional<Statement> program;  // a file opened at an older schema keeps no programs
+    if (schema_version_ >= 3)
+      program.emplace(db_->handle(), "UPDATE candidates SET program = coalesce(program, ?2) WHERE candidate_id = ?1");
     std::string text;
     for (int64_t number = 1; std::getline(in, text); ++number) {
       if (text.find_first_not_of(" \t\r") == std::string::npos) continue;
@@ -718,6 +723,10 @@ Expected<ImportReport> TuningCache::import_lines(std::istream& in) {
                                    int(line.value("round", 0)),
                                    line.contains("predicted") ? std::optional(line["predicted"].get<double>()) : std::nullopt);
         report.candidates_added += db_->total_changes() - before;
+        if (program && line.contains("program") && line["program"].is_string()) {
+          program->reset();
+          program->bind(1, cid).bind(2, line["program"].get<std::string>()).run();
+        }
         for (const json& m : line.value("measurements", json::array())) {
           std::string status = m.at("status").get<std::string>();
           if (!trial_status_from_name(status)) {

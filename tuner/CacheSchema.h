@@ -14,6 +14,9 @@ class Database;
 inline constexpr int32_t kCacheApplicationId = 0x54435363;
 // The version this build writes (the number of migrations).
 inline constexpr int kCacheSchemaVersion = 3;
+// The oldest version this build reads without upgrading the file: what was added since
+// (candidates.program) only a tuning session reads, and it writes, so it upgrades first.
+inline constexpr int kCacheOldestReadable = 2;
 
 // Brings `db` from schema version `from` (0: empty) to `to`, inside the caller's
 // transaction, and sets user_version and application_id.

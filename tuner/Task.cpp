@@ -105,7 +105,8 @@ std::vector<std::optional<Task::Lowered>> Task::lower(const std::vector<Candidat
 // small): a population of four times what is needed bred from the measured fastest, then
 // one more generation bred from the population's best predicted; the round measures the
 // best predicted of all plus a random few. Those not chosen may be drawn again later.
-// Features and scores of the chosen are kept in features_ and scores_.
+// Features, scores and programs of the chosen are kept in features_, scores_ and
+// programs_chosen_.
 std::vector<Candidate> Task::choose(int want) {
   std::vector<Candidate> batch = progress_.round == 0 ? space_.presets() : std::vector<Candidate>{};
   if (int(batch.size()) > want) batch.resize(size_t(want));

@@ -36,7 +36,7 @@ struct TuneSettings {
 
 struct TuneProgress {
   int round = 0, trials = 0, failures = 0, rejected = 0, known = 0;
-  int same_program = 0;  // options not measured: they make a program measured this session
+  int same_program = 0;  // options not measured: they make a program measured already (any session)
   std::optional<double> best_ms;  // fastest so far, cache included
   double best_gflops = 0;
   // The cost model: samples it trained on (0: not yet; candidates are then drawn without

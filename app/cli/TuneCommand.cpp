@@ -44,7 +44,7 @@ everything measured.
   --threads N       threads of each candidate (default: all cores)
   --timeout SEC     per candidate: compile, check and time (default 20)
   --patience ROUNDS stop a kernel after this many rounds in a row without a 1 % gain
-                    (default 8; 0: never, only the budget stops it)
+                    (default 8; 0: never, so only --trials and --time-limit stop it)
   --cold            time every candidate with cold caches (each call on its own copy of
                     the buffers, over 64 MiB), as run --repeat --cold and the benchmarks do;
                     kept apart from warm results, and run --best --cold prefers them

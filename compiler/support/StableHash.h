@@ -1,9 +1,9 @@
 #pragma once
 // A hash of text that never changes between runs, builds or machines (64-bit FNV-1a),
-// for short display keys: a workload's key, a target's fingerprint, a candidate's id in
-// the tuning cache. Never the only thing that decides equality where a collision would
-// mix records up (the cache keeps the full text beside those); the tuner's program ids
-// are hashes alone, since a collision there only skips one candidate.
+// for short keys: a workload's key in the tuning cache, a candidate's program. A workload's
+// key never decides equality alone (the cache keeps the canonical text beside it); a
+// program is known by its hash alone, since a collision there would only leave one
+// program unmeasured.
 #include <cstdint>
 #include <string>
 #include <string_view>

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -67,6 +68,7 @@ Trial ok_trial(int t0, double ms) {
   t.median_ms = ms;
   t.repeats_ms = {ms, ms * 1.01, ms * 0.99};
   t.compile_ms = 50;
+  t.program = "program" + std::to_string(t0);
   return t;
 }
 
@@ -171,6 +173,26 @@ TEST(Cache, MigratesAnOlderFileAndKeepsItsRecords) {
     fill(path, 4, old);
     EXPECT_EQ(count_rows(path, "features"), old < 2 ? -1 : 0) << "version 1 has no features table";
     EXPECT_EQ(count_rows(path, "candidates WHERE program IS NULL"), -1) << "before version 3 candidates have no program";
+    {
+      // Readers read a version-2 file as it is (they use nothing added since); version 1
+      // must be upgraded first.
+      auto reader = TuningCache::open(path, {.write = false});
+      if (old < 2) {
+        ASSERT_FALSE(reader);
+        EXPECT_NE(reader.error().find("has the older cache schema 1"), std::string::npos) << reader.error();
+      } else {
+        ASSERT_TRUE(reader) << reader.error();
+        EXPECT_EQ((*reader)->schema_version(), 2);
+        auto best = (*reader)->best(matmul_workload(), here());
+        ASSERT_TRUE(best && *best);
+        std::stringstream lines;
+        auto n = (*reader)->export_lines(lines);
+        ASSERT_TRUE(n) << n.error();
+        EXPECT_EQ(*n, 4);
+        EXPECT_EQ(lines.str().find("\"program\""), std::string::npos);
+        EXPECT_TRUE((*reader)->measured_programs(matmul_workload(), here())->empty());
+      }
+    }
     // A build that reads only that version still reads it; the current one upgrades it.
     auto cache = TuningCache::open(path);
     ASSERT_TRUE(cache) << cache.error();
@@ -463,6 +485,9 @@ TEST(Cache, ExportAndImportMergeByKey) {
   EXPECT_EQ(report->skipped[0].rfind("line 7: not a JSON object", 0), 0u) << report->skipped[0];
   EXPECT_EQ(report->skipped[1].rfind("line 8: a field is missing", 0), 0u) << report->skipped[1];
   EXPECT_DOUBLE_EQ((*(*cache)->best(w, here()))->median_ms, 0.25);
+  // Each candidate's program travels with it.
+  EXPECT_EQ(*(*cache)->measured_programs(w, here()),
+            (std::set<std::string>{"program1", "program2", "program3", "program4", "program5"}));
   std::stringstream again(lines.str());
   auto second = (*cache)->import_lines(again);
   ASSERT_TRUE(second);
