@@ -313,7 +313,7 @@ Status TuningCache::record_trials(int64_t session, const Workload& w, const Targ
                      "INSERT INTO measurements(candidate_id, session_id, status, message, median_ms, repeats, compile_ms,"
                      " threads, measured_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
     std::optional<Statement> features;  // prepared when a trial has rows (a version-1 file has no table)
-    std::optional<Statement> program;   // likewise, when a trial knows its program (version 3)
+    std::optional<Statement> program;   // likewise, when a trial knows its program
     for (const Trial& trial : trials) {
       // Options that do not parse are stored as given, so the failure stays visible.
       auto canonical = canonical_options(trial.options_json);
@@ -331,7 +331,7 @@ Status TuningCache::record_trials(int64_t session, const Workload& w, const Targ
       insert.bind(5, ok ? trial.median_ms : std::nullopt).bind(6, repeats_json(trial.repeats_ms)).bind(7, trial.compile_ms);
       insert.bind(8, int64_t(trial.threads)).bind(9, at).run();
       if (ok) update_best(wid, tid, cid, *trial.median_ms, int(trial.repeats_ms.size()), at, false);
-      if (!trial.program.empty() && schema_version_ >= 3) {
+      if (!trial.program.empty() && keeps_programs()) {
         if (!program) program.emplace(db_->handle(), "UPDATE candidates SET program = ?2 WHERE candidate_id = ?1");
         program->reset();
         program->bind(1, cid).bind(2, trial.program).run();
@@ -409,7 +409,7 @@ Expected<std::set<std::string>> TuningCache::measured_options(const Workload& w,
 }
 
 Expected<std::set<std::string>> TuningCache::measured_programs(const Workload& w, const TargetIdentity& t) {
-  if (schema_version_ < 3) return std::set<std::string>{};  // an older file read as it is (read-only): no programs
+  if (!keeps_programs()) return std::set<std::string>{};  // an older file read as it is (read-only)
   return measured_candidates(w, t, "program");
 }
 
@@ -626,7 +626,7 @@ Expected<int64_t> TuningCache::export_lines(std::ostream& out) {
     Statement c(db_->handle(), std::string("SELECT c.candidate_id, c.options, c.origin, c.round, c.predicted, ") +
                                    kWorkloadColumns +
                                    ", t.kind, t.description, t.fingerprint, b.median_ms, b.verified_repeats, b.updated_at, " +
-                                   (schema_version_ >= 3 ? "c.program" : "NULL") +
+                                   (keeps_programs() ? "c.program" : "NULL") +
                                    " FROM candidates c JOIN workloads w ON w.workload_id = c.workload_id"
                                    " JOIN targets t ON t.target_id = c.target_id LEFT JOIN best_records b"
                                    " ON b.candidate_id = c.candidate_id ORDER BY c.candidate_id");
@@ -678,8 +678,8 @@ Expected<ImportReport> TuningCache::import_lines(std::istream& in) {
     Statement insert(db_->handle(),
                      "INSERT INTO measurements(candidate_id, status, message, median_ms, repeats, compile_ms, threads,"
                      " measured_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
-    std::optional<Statement> program;  // a file opened at an older schema keeps no programs
-    if (schema_version_ >= 3)
+    std::optional<Statement> program;
+    if (keeps_programs())
       program.emplace(db_->handle(), "UPDATE candidates SET program = coalesce(program, ?2) WHERE candidate_id = ?1");
     std::string text;
     for (int64_t number = 1; std::getline(in, text); ++number) {

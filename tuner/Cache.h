@@ -174,6 +174,7 @@ class TuningCache {
   void update_best(int64_t workload, int64_t target, int64_t candidate, double median_ms, int repeats, int64_t at,
                    bool replace);
   WorkloadDetail detail(int64_t workload, int64_t target, int top_k);
+  bool keeps_programs() const { return schema_version_ >= 3; }  // candidates.program came with version 3
   // The distinct values of `column` (a candidates column; nulls left out) over the
   // candidates of `w` on `t` measured at least once.
   Expected<std::set<std::string>> measured_candidates(const Workload& w, const TargetIdentity& t, const std::string& column);

@@ -217,7 +217,7 @@ Prepared prepare(const MeasureJob& job, const WorkerHooks& hooks) {
 constexpr double kBackToBackWarmupMs = 20;
 constexpr double kBackToBackWithinMs = 200;
 
-MeasureReply time_prepared(const Prepared& p, double warmup_ms = TimingPlan{}.min_warmup_ms) {
+MeasureReply time_prepared(const Prepared& p, double warmup_ms) {
   if (p.answer) return *p.answer;
   const MeasureJob& job = p.job;
   try {
@@ -250,7 +250,9 @@ MeasureReply time_prepared(const Prepared& p, double warmup_ms = TimingPlan{}.mi
 
 }  // namespace
 
-MeasureReply run_job(const MeasureJob& job, const WorkerHooks& hooks) { return time_prepared(prepare(job, hooks)); }
+MeasureReply run_job(const MeasureJob& job, const WorkerHooks& hooks) {
+  return time_prepared(prepare(job, hooks), TimingPlan{}.min_warmup_ms);
+}
 
 namespace {
 
@@ -354,8 +356,8 @@ int worker_serve(std::istream& in, int reply_fd, const WorkerHooks& hooks) {
     ready.erase(next);
     lock.unlock();
     if (!p.answer && !my_turn) turns.begin_timing(), my_turn = true;
-    double since_last = std::chrono::duration<double, std::milli>(Clock::now() - last_timed).count();
-    std::string out = reply_to_line(since_last < kBackToBackWithinMs ? time_prepared(p, kBackToBackWarmupMs) : time_prepared(p)) + "\n";
+    bool back_to_back = std::chrono::duration<double, std::milli>(Clock::now() - last_timed).count() < kBackToBackWithinMs;
+    std::string out = reply_to_line(time_prepared(p, back_to_back ? kBackToBackWarmupMs : TimingPlan{}.min_warmup_ms)) + "\n";
     if (!p.answer) last_timed = Clock::now();
     p = Prepared{};  // the kernel and its buffers go before the next is timed
     for (size_t done = 0; done < out.size() && code == 0;) {
