@@ -103,7 +103,6 @@ Expected<CompileResult> compile_kernel(const KernelSetup& setup, const MappingOp
   r.texts = std::move(generated->texts);
   r.kernel = std::move(generated->kernel);
   r.object = std::move(generated->object);
-  r.object_builtins = std::move(generated->object_builtins);
   for (PhaseTime& t : generated->timings) r.timings.push_back(std::move(t));
   return r;
 }

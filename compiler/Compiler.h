@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "codegen/GeneratedText.h"
+#include "codegen/ObjectCode.h"
 #include "kernel/Kernel.h"
 #include "kernel/KernelSetup.h"
 #include "lang/Sema.h"
@@ -56,8 +57,7 @@ struct CompileResult {
   LoweringResult lowering;
   std::map<std::string, GeneratedText> texts;  // by kind
   std::shared_ptr<Kernel> kernel;              // when build_kernel
-  std::string object;                          // when object_cpu was given
-  std::vector<std::string> object_builtins;    // builtins the object calls
+  ObjectCode object;                           // when object_cpu was given
   std::vector<PhaseTime> timings;              // each pass, then codegen phases
 
   // The text of a kind; an empty one when it was not generated.

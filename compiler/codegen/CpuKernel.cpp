@@ -19,6 +19,7 @@
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/TargetParser/Host.h>
 #include <llvm/TargetParser/SubtargetFeature.h>
+#include <llvm/TargetParser/Triple.h>
 #include <llvm/MC/MCSubtargetInfo.h>
 #include <llvm/Target/TargetOptions.h>
 #include <llvm/Transforms/Utils/Cloning.h>
@@ -220,7 +221,7 @@ Status emit_object(const llvm::Module& module, const CpuCodegenRequest& req, Cpu
     } else if (name == "tcs_rt_parallel_for") {
       f.setName(prefix + "_parallel_for");
     } else if (name.rfind("tcs_builtin_", 0) == 0) {
-      result.object_builtins.push_back(name.substr(12));
+      result.object.builtins.push_back(name.substr(12));
       f.setName(prefix + "_builtin_" + name.substr(12));
     } else if (!f.isDeclaration()) {
       f.setLinkage(llvm::GlobalValue::InternalLinkage);
@@ -243,6 +244,20 @@ Status emit_object(const llvm::Module& module, const CpuCodegenRequest& req, Cpu
   std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(triple, cpu, features, options, llvm::Reloc::PIC_,
                                                                       std::nullopt, llvm::CodeGenOptLevel::Aggressive));
   if (!tm) return Error{ErrorKind::Internal, "LLVM cannot target the CPU '" + cpu + "'"};
+  // The extensions a build checks before it links the object (ObjectCode::cpu_features):
+  // those LLVM's code generation may use for a kernel, by the names __builtin_cpu_supports
+  // tests. A compiler that does not know one (GCC 12: avxifma, avxvnniint8) fails the check,
+  // which keeps that object off: the safe side.
+  static constexpr const char* kRunTimeChecked[] = {
+      "popcnt",     "ssse3",       "sse4.1",     "sse4.2",       "avx",          "avx2",           "fma",
+      "fma4",       "xop",         "f16c",       "bmi",          "bmi2",         "lzcnt",          "movbe",
+      "avxvnni",    "avxifma",     "avxvnniint8", "avx512f",     "avx512cd",     "avx512bw",       "avx512dq",
+      "avx512vl",   "avx512ifma",  "avx512vbmi", "avx512vbmi2",  "avx512vnni",   "avx512bitalg",   "avx512vpopcntdq",
+      "avx512bf16", "avx512fp16",  "gfni",       "vpclmulqdq"};
+  result.object.cpu = cpu;
+  if (llvm::Triple(triple).isX86())  // elsewhere these names mean nothing (and LLVM would warn)
+    for (const char* feature : kRunTimeChecked)
+      if (tm->getMCSubtargetInfo()->checkFeatures(std::string("+") + feature)) result.object.cpu_features.push_back(feature);
   m->setDataLayout(tm->createDataLayout());
   m->setTargetTriple(triple);
   optimise(*m, *tm);
@@ -252,7 +267,7 @@ Status emit_object(const llvm::Module& module, const CpuCodegenRequest& req, Cpu
   if (tm->addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::ObjectFile))
     return Error{ErrorKind::Internal, "LLVM cannot write an object file for '" + cpu + "'"};
   pm.run(*m);
-  result.object = std::string(buffer.str());
+  result.object.bytes = std::string(buffer.str());
   return success();
 }
 

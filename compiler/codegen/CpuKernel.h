@@ -8,6 +8,7 @@
 
 #include "codegen/FoldedInitialisations.h"
 #include "codegen/GeneratedText.h"
+#include "codegen/ObjectCode.h"
 #include "lang/Sema.h"
 #include "lang/Shapes.h"
 #include "kernel/Kernel.h"
@@ -68,8 +69,7 @@ struct CpuCodegenRequest {
 
 struct CpuCodegenResult {
   GeneratedText llvm_ir, assembly;
-  std::string object;                         // the ELF object's bytes, when asked
-  std::vector<std::string> object_builtins;   // builtins it calls as <prefix>_builtin_<name>
+  ObjectCode object;                          // when object_cpu was given
   std::shared_ptr<CpuKernel> kernel;
   std::vector<PhaseTime> timings;  // "llvm-ir", "llvm-O3", "asm", "jit"
 };

@@ -11,6 +11,7 @@
 #include "codegen/LlvmEmitter.h"
 #include "codegen/StmtSemantics.h"
 #include "runtime/Npy.h"
+#include "support/StableHash.h"
 
 namespace tcs {
 
@@ -97,16 +98,46 @@ std::string object_glue(const SemaDef& def, bool symbolic, const std::vector<std
   return g;
 }
 
-std::string cmake_snippet(const std::string& n) {
+// The condition a CPU must meet to run the object, as C: every extension it was compiled with.
+std::string cpu_supports_all(const std::vector<std::string>& features) {
+  std::string c;
+  for (const std::string& f : features) c += (c.empty() ? "" : " &&\n         ") + std::string("__builtin_cpu_supports(\"") + f + "\")";
+  return c.empty() ? "1" : c;
+}
+
+// The library links the object when the machine building it can link and run it (a native
+// build on a CPU with every extension the object was compiled with), and builds from the C
+// otherwise: a contraction from the C can run many times slower. NAME_USE_OBJECT is AUTO,
+// ON or OFF. The check's result is cached under the object's hash, so a bundle exported
+// again (for another CPU) into the same folder is checked again.
+std::string cmake_snippet(const std::string& n, const ObjectCode& object) {
+  const std::string& cpu = object.cpu;
+  std::string runs = n + "_OBJECT_RUNS_HERE_" + stable_hash_hex(object.bytes);
   std::string c = "# " + n + ": a tensor kernel exported by TC Studio. In your project:\n";
   c += "#   add_subdirectory(path/to/this/folder)\n#   target_link_libraries(your_target PRIVATE " + n + ")\n";
-  c += "# The library is built from the readable C (" + n + ".c) or, with -D" + n +
-       "_USE_OBJECT=ON, from the\n# object LLVM compiled (" + n + ".o, for the CPU named in README.md).\n";
+  c += "# The library links the object LLVM compiled (" + n + ".o, for the CPU " + cpu +
+       ") when the machine\n# building it can run it, and is built from the readable C (" + n + ".c) otherwise.\n";
+  c += "# -D" + n + "_USE_OBJECT=AUTO (that choice, the default), ON or OFF.\n";
   c += "cmake_minimum_required(VERSION 3.16)\nproject(" + n + "_kernel C)\n\n";
-  c += "option(" + n + "_USE_OBJECT \"Link the LLVM-compiled " + n + ".o instead of compiling " + n + ".c\" OFF)\n";
+  c += "set(" + n + "_USE_OBJECT AUTO CACHE STRING \"Link the LLVM-compiled " + n + ".o (ON), compile " + n +
+       ".c (OFF), or the object where this machine can run it (AUTO)\")\n";
+  c += "set_property(CACHE " + n + "_USE_OBJECT PROPERTY STRINGS AUTO ON OFF)\n";
   c += "option(" + n + "_OPENMP \"Run parallel loops with OpenMP when it is available\" ON)\n\n";
-  c += "if(" + n + "_USE_OBJECT)\n  add_library(" + n + " STATIC " + n + "_object.c ${CMAKE_CURRENT_SOURCE_DIR}/" + n +
-       ".o)\nelse()\n  add_library(" + n + " STATIC " + n + ".c)\nendif()\n";
+  c += "set(_" + n + "_object ${" + n + "_USE_OBJECT})\n";
+  c += "if(" + n + "_USE_OBJECT STREQUAL \"AUTO\")\n";
+  c += "  # Can this machine link " + n + ".o, and does its CPU have every extension the object uses?\n";
+  c += "  set(_" + n + "_object OFF)\n  if(NOT CMAKE_CROSSCOMPILING)\n";
+  c += "    include(CheckCSourceRuns)\n    include(CMakePushCheckState)\n    cmake_push_check_state(RESET)\n";
+  c += "    set(CMAKE_REQUIRED_INCLUDES ${CMAKE_CURRENT_SOURCE_DIR})\n";
+  c += "    set(CMAKE_REQUIRED_LIBRARIES ${CMAKE_CURRENT_SOURCE_DIR}/" + n + ".o m)\n    set(CMAKE_REQUIRED_QUIET ON)\n";
+  c += "    check_c_source_runs([=[\n#include \"" + n + "_object.c\"\nint main(void) {\n  __builtin_cpu_init();\n  return (" +
+       cpu_supports_all(object.cpu_features) + ") ? 0 : 1;\n}\n]=] " + runs + ")\n";
+  c += "    cmake_pop_check_state()\n    if(" + runs + ")\n      set(_" + n + "_object ON)\n    endif()\n  endif()\nendif()\n\n";
+  c += "if(_" + n + "_object)\n  message(STATUS \"" + n + ": linking " + n + ".o, compiled by LLVM for " + cpu + "\")\n";
+  c += "  add_library(" + n + " STATIC " + n + "_object.c ${CMAKE_CURRENT_SOURCE_DIR}/" + n + ".o)\nelse()\n";
+  c += "  message(STATUS \"" + n + ": building from " + n + ".c (" + n + ".o, for " + cpu +
+       ", is off or cannot run here; the C can be many times slower)\")\n";
+  c += "  add_library(" + n + " STATIC " + n + ".c)\nendif()\n";
   c += "target_include_directories(" + n + " PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})\n";
   c += "set_target_properties(" + n + " PROPERTIES C_STANDARD 11 POSITION_INDEPENDENT_CODE ON)\n";
   c += "find_library(" + n + "_LIBM m)\nif(" + n + "_LIBM)\n  target_link_libraries(" + n + " PUBLIC ${" + n +
@@ -312,25 +343,32 @@ int main(int argc, char** argv) {
   return e;
 }
 
-std::string readme(const SemaDef& def, bool symbolic, const DefShapes& shapes, const std::string& cpu,
+std::string readme(const SemaDef& def, bool symbolic, const DefShapes& shapes, const ObjectCode& object,
                    const std::string& options_json, const std::string& source) {
   const std::string& n = def.name;
+  std::string features;
+  for (const std::string& f : object.cpu_features) features += (features.empty() ? "" : ", ") + f;
   std::string r = "# " + n + "\n\nA tensor kernel exported by TC Studio from `" + source + "`, " +
                   (symbolic ? "with its sizes as arguments (tiles chosen for " + sizes_describe(def, shapes.sizes) + ")"
                             : "at " + sizes_describe(def, shapes.sizes)) + ".\n\n";
   r += "| file | what |\n|---|---|\n";
   r += "| `" + n + ".h` | the C signature; each tensor's role, type and shape in its comment |\n";
   r += "| `" + n + ".c` | the kernel as readable C (C11, libm, OpenMP optional) |\n";
-  r += "| `" + n + ".o` | the kernel compiled by LLVM for the CPU `" + cpu + "`; `" + n + "_object.c` is its glue |\n";
+  r += "| `" + n + ".o` | the kernel compiled by LLVM for the CPU `" + object.cpu + "`; `" + n + "_object.c` is its glue |\n";
   r += "| `CMakeLists.txt` | a static library target `" + n + "` built from either |\n";
   r += "| `example.c` | reads the inputs from `.npy` files, runs `" + n + "`, writes the outputs as `.npy` |\n\n";
   r += "## Use it\n\n```cmake\nadd_subdirectory(" + n + ")          # this folder\ntarget_link_libraries(app PRIVATE " + n +
-       ")\n```\n\nConfigure with `-D" + n + "_USE_OBJECT=ON` to link the LLVM object instead of compiling the C; it\n";
-  r += "runs only on CPUs with the instruction set of `" + cpu + "`. `-D" + n + "_OPENMP=OFF` keeps it single-threaded.\n";
-  r += "Link the object for speed: it is the kernel TC Studio timed. The C runs the same loops, but C\n";
+       ")\n```\n\n";
+  r += "The library links the object, the kernel TC Studio timed, when the machine that builds it can\n";
+  r += "run it: a native build on a CPU with " + (features.empty() ? std::string("the instruction set of `" + object.cpu + "`")
+                                                                 : "every extension it was compiled with (" + features + ")") + ".\n";
+  r += "CMake tests that with `__builtin_cpu_supports` (GCC 12 or Clang 18 and later know every name);\n";
+  r += "otherwise the library is built from the C, and CMake says so. The C runs the same loops, but C\n";
   r += "compilers do not keep a register tile's sums in registers, so a contraction built from it can\n";
-  r += "run many times slower.\n\n";
-  r += "To try it on files:\n\n```sh\ncc -O2 -fopenmp example.c " + n + ".c -lm -o example\n./example in out    # in/<input>.npy -> out/<output>.npy\n```\n\n";
+  r += "run many times slower. `-D" + n + "_USE_OBJECT=ON` or `OFF` chooses; `-D" + n + "_OPENMP=OFF` keeps it\n";
+  r += "single-threaded.\n\n";
+  r += "To try it on files (with the object on a CPU that can run it; with `" + n + ".c` anywhere):\n\n";
+  r += "```sh\ncc -O2 -fopenmp example.c " + n + "_object.c " + n + ".o -lm -o example\n./example in out    # in/<input>.npy -> out/<output>.npy\n```\n\n";
   r += "Data-dependent subscripts (a tensor used as an index) must be in range: the C reads\n";
   r += "whatever the index points at and the object reads the first element instead.\n\n";
   r += "## Mapping options used\n\n```json\n" + options_json + "```\n";
@@ -357,11 +395,11 @@ Expected<Bundle> export_bundle(const KernelSetup& setup, const MappingOptions& o
   b.kernel = def.name;
   b.files.push_back({def.name + ".h", header(def, layout, setup.shapes, source, guard, local_temporaries(compiled->lowering.nest))});
   b.files.push_back({def.name + ".c", compiled->text("c").text});
-  b.files.push_back({def.name + ".o", compiled->object});
-  b.files.push_back({def.name + "_object.c", object_glue(def, settings.symbolic_sizes, compiled->object_builtins)});
-  b.files.push_back({"CMakeLists.txt", cmake_snippet(def.name)});
+  b.files.push_back({def.name + ".o", compiled->object.bytes});
+  b.files.push_back({def.name + "_object.c", object_glue(def, settings.symbolic_sizes, compiled->object.builtins)});
+  b.files.push_back({"CMakeLists.txt", cmake_snippet(def.name, compiled->object)});
   b.files.push_back({"example.c", example(def, layout, setup.shapes)});
-  b.files.push_back({"README.md", readme(def, settings.symbolic_sizes, setup.shapes, choice.object_cpu,
+  b.files.push_back({"README.md", readme(def, settings.symbolic_sizes, setup.shapes, compiled->object,
                                          mapping_options_to_json(options), source)});
   return b;
 }

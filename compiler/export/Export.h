@@ -4,7 +4,8 @@
 //   NAME.h          the C signature, every tensor documented with its role, type and shape
 //   NAME.c          the kernel as readable C (the same text the IDE shows)
 //   NAME.o          the kernel compiled by LLVM for a chosen CPU, and NAME_object.c, its glue
-//   CMakeLists.txt  a static library target NAME from either (NAME_USE_OBJECT)
+//   CMakeLists.txt  a static library target NAME: the object where the machine building it
+//                   can run it, the C otherwise (NAME_USE_OBJECT chooses)
 //   example.c       reads the inputs from .npy files, runs NAME, writes the outputs as .npy
 //   README.md       how to use it
 // The CLI's `export` and the IDE's File > Export both call export_bundle.

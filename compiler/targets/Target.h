@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "codegen/GeneratedText.h"
+#include "codegen/ObjectCode.h"
 #include "kernel/Kernel.h"
 #include "loopnest/LoopNest.h"
 #include "poly/Passes.h"
@@ -39,8 +40,7 @@ struct CodegenInput {
 struct CodegenOutput {
   std::map<std::string, GeneratedText> texts;  // by kind: "c", "llvm", "asm", later "cuda", "ptx"
   std::shared_ptr<Kernel> kernel;              // when build_kernel
-  std::string object;                          // the object file's bytes, when asked
-  std::vector<std::string> object_builtins;    // builtins the object calls as <prefix>_builtin_<name>
+  ObjectCode object;                           // when object_cpu was given
   std::vector<PhaseTime> timings;
 };
 

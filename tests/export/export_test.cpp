@@ -4,9 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 
 #include "Compiler.h"
 #include "export/Export.h"
@@ -143,6 +145,64 @@ INSTANTIATE_TEST_SUITE_P(
              "  sm(n) +=! ex(n,d)\n  Y(n,d) = ex(n,d) / sm(n)\n}\n",
              "default", true, {{"N", 5}, {"D", 41}}}),
     [](const auto& info) { return info.param.name; });
+
+// Whether this machine's CPU lists a /proc/cpuinfo flag.
+bool cpu_has_flag(const std::string& flag) {
+  std::ifstream in("/proc/cpuinfo");
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("flags", 0) == 0) return (line + " ").find(" " + flag + " ") != std::string::npos;
+  return false;
+}
+
+// Left to its default, the bundle links the object where the machine building it can run
+// it (an export for this machine) and builds from the C where it cannot (an export for a
+// CPU with an extension this one lacks), and configuring says which.
+TEST(ExportDefault, TheObjectIsLinkedWhereItRunsAndTheCOtherwise) {
+  const char* text = "# sizes: M=16 N=16 K=16\ndef matmul(float(M,K) A, float(K,N) B) -> (C) {\n  C(m,n) +=! A(m,k) * B(k,n)\n}\n";
+  auto setup = kernel_setup(check_source("matmul.tc", text), {});
+  ASSERT_TRUE(setup) << setup.error();
+  auto options = kernel_options(*setup->def, {"default", ""});
+  ASSERT_TRUE(options) << options.error();
+  // A CPU with an extension this machine lacks: the LLVM CPU, the extension's name for
+  // __builtin_cpu_supports, and for /proc/cpuinfo.
+  struct Foreign {
+    const char *cpu, *feature, *flag;
+  };
+  std::optional<Foreign> foreign;
+  for (Foreign f : {Foreign{"sapphirerapids", "avx512fp16", "avx512_fp16"}, Foreign{"bdver4", "fma4", "fma4"}})
+    if (!foreign && !cpu_has_flag(f.flag)) foreign = f;
+
+  fs::path root = fs::temp_directory_path() / ("tcs_export_default_" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  auto configure = [&](const std::string& cpu, std::string& log) {
+    ExportSettings settings;
+    settings.cpu = cpu;
+    auto bundle = export_bundle(*setup, *options, settings);
+    if (!bundle) return ::testing::AssertionFailure() << bundle.error();
+    fs::path dir = root / cpu, build = root / (cpu + "-build");
+    if (!bundle_write(*bundle, dir.string())) return ::testing::AssertionFailure() << "cannot write " << dir;
+    std::string command = "cmake -S " + dir.string() + " -B " + build.string() + " -G Ninja -DCMAKE_BUILD_TYPE=Release > " +
+                          (root / "log").string() + " 2>&1";
+    int rc = std::system(command.c_str());
+    log = read_text(root / "log");
+    if (rc != 0) return ::testing::AssertionFailure() << command << "\n" << log;
+    if (run("cmake --build " + build.string()) != 0) return ::testing::AssertionFailure() << "build failed in " << build;
+    return ::testing::AssertionSuccess();
+  };
+  std::string log;
+  ASSERT_TRUE(configure("host", log));
+  EXPECT_NE(log.find("matmul: linking matmul.o"), std::string::npos) << log;
+  if (foreign) {
+    SCOPED_TRACE(foreign->cpu);
+    ASSERT_TRUE(configure(foreign->cpu, log));
+    EXPECT_NE(log.find("matmul: building from matmul.c"), std::string::npos) << log;
+    std::string test = "__builtin_cpu_supports(\"" + std::string(foreign->feature) + "\")";
+    EXPECT_NE(read_text(root / foreign->cpu / "CMakeLists.txt").find(test), std::string::npos) << test;
+  } else {
+    std::printf("[  SKIPPED ] the C half: this CPU has every extension of the foreign CPUs tried\n");
+  }
+  fs::remove_all(root);
+}
 
 }  // namespace
 }  // namespace tcs

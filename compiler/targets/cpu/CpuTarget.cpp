@@ -37,7 +37,6 @@ Expected<CodegenOutput> generate(const CodegenInput& in) {
   if (wants(in, "asm")) out.texts["asm"] = std::move(built->assembly);
   out.kernel = std::move(built->kernel);
   out.object = std::move(built->object);
-  out.object_builtins = std::move(built->object_builtins);
   for (PhaseTime& t : built->timings) out.timings.push_back(std::move(t));
   return out;
 }
