@@ -390,14 +390,17 @@ Expected<std::optional<BestRecord>> TuningCache::best(const Workload& w, const T
 }
 
 Expected<std::set<std::string>> TuningCache::measured_candidates(const Workload& w, const TargetIdentity& t,
-                                                                  const std::string& column) {
+                                                                  const std::string& column, bool load_failures) {
   return guarded([&] {
     Statement s(db_->handle(),
                 "SELECT DISTINCT c." + column + " FROM candidates c JOIN workloads w ON w.workload_id = c.workload_id"
                 " JOIN targets t ON t.target_id = c.target_id WHERE w.canonical = ?1 AND t.fingerprint = ?2"
                 " AND c." + column + " IS NOT NULL"
-                " AND EXISTS (SELECT 1 FROM measurements m WHERE m.candidate_id = c.candidate_id)");
+                " AND EXISTS (SELECT 1 FROM measurements m WHERE m.candidate_id = c.candidate_id" +
+                std::string(load_failures ? "" : " AND m.status NOT IN (?3, ?4)") + ")");
     s.bind(1, w.canonical).bind(2, t.fingerprint);
+    if (!load_failures)
+      s.bind(3, trial_status_name(TrialStatus::Timeout)).bind(4, trial_status_name(TrialStatus::OutOfMemory));
     std::set<std::string> out;
     while (s.step()) out.insert(s.text(0));
     return out;
@@ -405,12 +408,12 @@ Expected<std::set<std::string>> TuningCache::measured_candidates(const Workload&
 }
 
 Expected<std::set<std::string>> TuningCache::measured_options(const Workload& w, const TargetIdentity& t) {
-  return measured_candidates(w, t, "options");
+  return measured_candidates(w, t, "options", true);
 }
 
 Expected<std::set<std::string>> TuningCache::measured_programs(const Workload& w, const TargetIdentity& t) {
   if (!keeps_programs()) return std::set<std::string>{};  // an older file read as it is (read-only)
-  return measured_candidates(w, t, "program");
+  return measured_candidates(w, t, "program", false);
 }
 
 Expected<std::vector<std::pair<std::string, double>>> TuningCache::fastest(const Workload& w, const TargetIdentity& t, int k) {

@@ -136,7 +136,8 @@ class TuningCache {
   // Canonical options already measured (any outcome): a resumed search skips them.
   Expected<std::set<std::string>> measured_options(const Workload& w, const TargetIdentity& t);
   // The programs (Trial::program) of candidates already measured: a resumed search skips
-  // other options that make one of them.
+  // other options that make one of them. A program that only timed out or ran out of memory
+  // is left out: those depend on the machine's load then, so other options may try it again.
   Expected<std::set<std::string>> measured_programs(const Workload& w, const TargetIdentity& t);
   // The k fastest measured candidates (options, best Ok median), fastest first: what
   // seeds each round of the search and what is re-measured before a winner is declared.
@@ -176,8 +177,10 @@ class TuningCache {
   WorkloadDetail detail(int64_t workload, int64_t target, int top_k);
   bool keeps_programs() const { return schema_version_ >= 3; }  // candidates.program came with version 3
   // The distinct values of `column` (a candidates column; nulls left out) over the
-  // candidates of `w` on `t` measured at least once.
-  Expected<std::set<std::string>> measured_candidates(const Workload& w, const TargetIdentity& t, const std::string& column);
+  // candidates of `w` on `t` measured at least once; with `load_failures` false, a
+  // measurement that timed out or ran out of memory does not count.
+  Expected<std::set<std::string>> measured_candidates(const Workload& w, const TargetIdentity& t, const std::string& column,
+                                                      bool load_failures);
   template <class F>
   auto guarded(F&& body) -> Expected<decltype(body())>;
 

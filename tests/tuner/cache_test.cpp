@@ -458,6 +458,32 @@ TEST(Cache, BestIsPerWorkloadAndMachineAndSaysWhenThereIsNone) {
   EXPECT_FALSE(fs::exists(dir.file("none.sqlite"))) << "a lookup never creates a cache";
 }
 
+// Options once measured are never measured again, whatever the outcome (a resumed session
+// repeats nothing). A program is barred for other options too, unless it only timed out or
+// ran out of memory: those depend on the load of the moment.
+TEST(Cache, AProgramThatOnlyTimedOutMayBeTriedAgain) {
+  TempDir dir;
+  auto cache = TuningCache::open(dir.file("programs.sqlite"));
+  ASSERT_TRUE(cache);
+  Workload w = matmul_workload();
+  auto failing = [](int t0, TrialStatus status) {
+    Trial t = ok_trial(t0, 0);
+    t.median_ms.reset();
+    t.repeats_ms.clear();
+    t.status = status;
+    t.message = std::string(trial_status_name(status));
+    return t;
+  };
+  ASSERT_TRUE((*cache)->record_trials(0, w, here(),
+                                      {ok_trial(1, 0.5), failing(2, TrialStatus::Crash), failing(3, TrialStatus::Timeout),
+                                       failing(4, TrialStatus::OutOfMemory), failing(5, TrialStatus::WrongResult)}));
+  EXPECT_EQ((*cache)->measured_options(w, here())->size(), 5u);
+  EXPECT_EQ(*(*cache)->measured_programs(w, here()), (std::set<std::string>{"program1", "program2", "program5"}));
+  // Measured fine once, the program is barred however often it also timed out.
+  ASSERT_TRUE((*cache)->record_trials(0, w, here(), {ok_trial(3, 0.7)}));
+  EXPECT_EQ(*(*cache)->measured_programs(w, here()), (std::set<std::string>{"program1", "program2", "program3", "program5"}));
+}
+
 TEST(Cache, ExportAndImportMergeByKey) {
   TempDir dir;
   std::string a = dir.file("a.sqlite"), b = dir.file("b.sqlite");
