@@ -174,7 +174,7 @@ TEST(ExportDefault, TheObjectIsLinkedWhereItRunsAndTheCOtherwise) {
 
   fs::path root = fs::temp_directory_path() / ("tcs_export_default_" + std::to_string(::getpid()));
   fs::remove_all(root);
-  auto configure = [&](const std::string& cpu, std::string& log) {
+  auto export_and_build = [&](const std::string& cpu, std::string& log) {
     ExportSettings settings;
     settings.cpu = cpu;
     auto bundle = export_bundle(*setup, *options, settings);
@@ -190,11 +190,11 @@ TEST(ExportDefault, TheObjectIsLinkedWhereItRunsAndTheCOtherwise) {
     return ::testing::AssertionSuccess();
   };
   std::string log;
-  ASSERT_TRUE(configure("host", log));
+  ASSERT_TRUE(export_and_build("host", log));
   EXPECT_NE(log.find("matmul: linking matmul.o"), std::string::npos) << log;
   if (foreign) {
     SCOPED_TRACE(foreign->cpu);
-    ASSERT_TRUE(configure(foreign->cpu, log));
+    ASSERT_TRUE(export_and_build(foreign->cpu, log));
     EXPECT_NE(log.find("matmul: building from matmul.c"), std::string::npos) << log;
     std::string test = "__builtin_cpu_supports(\"" + std::string(foreign->feature) + "\")";
     EXPECT_NE(read_text(root / foreign->cpu / "CMakeLists.txt").find(test), std::string::npos) << test;
