@@ -33,6 +33,7 @@
 #include <thread>
 
 #include "codegen/LlvmEmitter.h"
+#include "codegen/X86Extensions.h"
 #include "runtime/ThreadPool.h"
 
 namespace tcs {
@@ -245,19 +246,11 @@ Status emit_object(const llvm::Module& module, const CpuCodegenRequest& req, Cpu
                                                                       std::nullopt, llvm::CodeGenOptLevel::Aggressive));
   if (!tm) return Error{ErrorKind::Internal, "LLVM cannot target the CPU '" + cpu + "'"};
   // The extensions a build checks before it links the object (ObjectCode::cpu_features):
-  // those LLVM's code generation may use for a kernel, by the names __builtin_cpu_supports
-  // tests. A compiler that does not know one (GCC 12: avxifma, avxvnniint8) fails the check,
-  // which keeps that object off: the safe side.
-  static constexpr const char* kRunTimeChecked[] = {
-      "popcnt",     "ssse3",       "sse4.1",     "sse4.2",       "avx",          "avx2",           "fma",
-      "fma4",       "xop",         "f16c",       "bmi",          "bmi2",         "lzcnt",          "movbe",
-      "avxvnni",    "avxifma",     "avxvnniint8", "avx512f",     "avx512cd",     "avx512bw",       "avx512dq",
-      "avx512vl",   "avx512ifma",  "avx512vbmi", "avx512vbmi2",  "avx512vnni",   "avx512bitalg",   "avx512vpopcntdq",
-      "avx512bf16", "avx512fp16",  "gfni",       "vpclmulqdq"};
+  // those of codegen/X86Extensions.h this target machine has.
   result.object.cpu = cpu;
   if (llvm::Triple(triple).isX86())  // elsewhere these names mean nothing (and LLVM would warn)
-    for (const char* feature : kRunTimeChecked)
-      if (tm->getMCSubtargetInfo()->checkFeatures(std::string("+") + feature)) result.object.cpu_features.push_back(feature);
+    for (const X86Extension& e : kX86Extensions)
+      if (tm->getMCSubtargetInfo()->checkFeatures("+" + std::string(e.name))) result.object.cpu_features.emplace_back(e.name);
   m->setDataLayout(tm->createDataLayout());
   m->setTargetTriple(triple);
   optimise(*m, *tm);

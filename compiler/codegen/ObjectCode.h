@@ -10,9 +10,9 @@ struct ObjectCode {
   std::string bytes;                   // an ELF object; empty when none was asked for
   std::string cpu;                     // the LLVM CPU it was compiled for ("host" resolved: "znver4")
   std::vector<std::string> builtins;   // builtins it calls as <prefix>_builtin_<name>
-  // The x86 extensions it was compiled with that a program can test at run time, named as
-  // __builtin_cpu_supports names them (LLVM's names too): a CPU that lacks one may not run
-  // the object. Empty for other architectures.
+  // The x86 extensions it was compiled with that a program can test at run time, by the
+  // names of codegen/X86Extensions.h (LLVM's): a CPU that lacks one may not run the object.
+  // Empty for other architectures.
   std::vector<std::string> cpu_features;
 };
 

@@ -1,6 +1,7 @@
 #include "export/Export.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 
@@ -10,6 +11,7 @@
 #include "codegen/Layout.h"
 #include "codegen/LlvmEmitter.h"
 #include "codegen/StmtSemantics.h"
+#include "codegen/X86Extensions.h"
 #include "runtime/Npy.h"
 #include "support/StableHash.h"
 
@@ -98,13 +100,6 @@ std::string object_glue(const SemaDef& def, bool symbolic, const std::vector<std
   return g;
 }
 
-// The condition a CPU must meet to run the object, as C: every extension it was compiled with.
-std::string cpu_supports_all(const std::vector<std::string>& features) {
-  std::string c;
-  for (const std::string& f : features) c += (c.empty() ? "" : " &&\n         ") + std::string("__builtin_cpu_supports(\"") + f + "\")";
-  return c.empty() ? "1" : c;
-}
-
 // The library links the object when the machine building it can link and run it (a native
 // build on a CPU with every extension the object was compiled with), and builds from the C
 // otherwise: a contraction from the C can run many times slower. NAME_USE_OBJECT is AUTO,
@@ -130,8 +125,7 @@ std::string cmake_snippet(const std::string& n, const ObjectCode& object) {
   c += "    include(CheckCSourceRuns)\n    include(CMakePushCheckState)\n    cmake_push_check_state(RESET)\n";
   c += "    set(CMAKE_REQUIRED_INCLUDES ${CMAKE_CURRENT_SOURCE_DIR})\n";
   c += "    set(CMAKE_REQUIRED_LIBRARIES ${CMAKE_CURRENT_SOURCE_DIR}/" + n + ".o m)\n    set(CMAKE_REQUIRED_QUIET ON)\n";
-  c += "    check_c_source_runs([=[\n#include \"" + n + "_object.c\"\nint main(void) {\n  __builtin_cpu_init();\n  return (" +
-       cpu_supports_all(object.cpu_features) + ") ? 0 : 1;\n}\n]=] " + runs + ")\n";
+  c += "    check_c_source_runs([=[\n#include \"" + n + "_object.c\"\n" + cpu_check_program(object.cpu_features) + "]=] " + runs + ")\n";
   c += "    cmake_pop_check_state()\n    if(" + runs + ")\n      set(_" + n + "_object ON)\n    endif()\n  endif()\nendif()\n\n";
   c += "if(_" + n + "_object)\n  message(STATUS \"" + n + ": linking " + n + ".o, compiled by LLVM for " + cpu + "\")\n";
   c += "  add_library(" + n + " STATIC " + n + "_object.c ${CMAKE_CURRENT_SOURCE_DIR}/" + n + ".o)\nelse()\n";
@@ -362,7 +356,7 @@ std::string readme(const SemaDef& def, bool symbolic, const DefShapes& shapes, c
   r += "The library links the object, the kernel TC Studio timed, when the machine that builds it can\n";
   r += "run it: a native build on a CPU with " + (features.empty() ? std::string("the instruction set of `" + object.cpu + "`")
                                                                  : "every extension it was compiled with (" + features + ")") + ".\n";
-  r += "CMake tests that with `__builtin_cpu_supports` (GCC 12 or Clang 18 and later know every name);\n";
+  r += "CMake tests that by running a small program that asks the CPU (cpuid), built by your C compiler;\n";
   r += "otherwise the library is built from the C, and CMake says so. The C runs the same loops, but C\n";
   r += "compilers do not keep a register tile's sums in registers, so a contraction built from it can\n";
   r += "run many times slower. `-D" + n + "_USE_OBJECT=ON` or `OFF` chooses; `-D" + n + "_OPENMP=OFF` keeps it\n";
@@ -415,6 +409,51 @@ Status bundle_write(const Bundle& bundle, const std::string& dir) {
     if (!out) return Error{ErrorKind::InputFile, "cannot write '" + path + "'"};
   }
   return success();
+}
+
+std::string cpu_check_program(const std::vector<std::string>& features) {
+  std::string test;
+  unsigned state = 0;
+  for (const std::string& f : features) {
+    auto e = std::find_if(std::begin(kX86Extensions), std::end(kX86Extensions), [&](const X86Extension& x) { return x.name == f; });
+    if (e == std::end(kX86Extensions)) {
+      test += std::string(test.empty() ? "" : " &&\n         ") + "0 /* " + f + ": not known, so not run */";
+      continue;
+    }
+    char has[96];
+    std::snprintf(has, sizeof has, "has(0x%x, %u, %d, %d) /* %s */", e->leaf, e->subleaf, e->reg, e->bit, f.c_str());
+    test += (test.empty() ? "" : " &&\n         ") + std::string(has);
+    state |= e->os_state;
+  }
+  if (test.empty()) return "int main(void) { return 0; }\n";
+  if (state) {
+    char saves[48];
+    std::snprintf(saves, sizeof saves, " &&\n         os_saves(0x%x)", state);
+    test += saves;
+  }
+  return R"(/* Whether this CPU has every extension the object was compiled with, asked of cpuid
+   itself, so any C compiler can build the test (not only one that knows every name
+   __builtin_cpu_supports takes). */
+static unsigned cpuid_reg(unsigned leaf, unsigned subleaf, int reg) {
+  unsigned r[4];
+  __asm__ volatile("cpuid" : "=a"(r[0]), "=b"(r[1]), "=c"(r[2]), "=d"(r[3]) : "a"(leaf & 0x80000000u), "c"(0u));
+  if (leaf > r[0]) return 0; /* past the last leaf this CPU reports */
+  __asm__ volatile("cpuid" : "=a"(r[0]), "=b"(r[1]), "=c"(r[2]), "=d"(r[3]) : "a"(leaf), "c"(subleaf));
+  return r[reg];
+}
+static int has(unsigned leaf, unsigned subleaf, int reg, int bit) { return (int)((cpuid_reg(leaf, subleaf, reg) >> bit) & 1u); }
+/* Whether the operating system saves these register states (XCR0) on a context switch. */
+static int os_saves(unsigned state) {
+  unsigned lo, hi;
+  if (!has(1, 0, 2, 27)) return 0; /* no OSXSAVE, so no xgetbv */
+  __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0u));
+  (void)hi;
+  return (lo & state) == state;
+}
+int main(void) {
+  return ()" + test + R"() ? 0 : 1;
+}
+)";
 }
 
 }  // namespace tcs
