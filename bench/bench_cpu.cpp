@@ -237,8 +237,8 @@ void measure(const Workload& w, int threads, int rounds, bool quick, tcs::Thread
   // The grid: the default preset's options as JSON, then the hand-picked sets; each is
   // checked once and timed briefly. Brief timings of sets within a few percent of each
   // other pick by chance (mlp3's pick once ran 4 % behind the default it had beaten), so
-  // the three fastest are timed again as the contenders are, and the best of those is
-  // measured in full.
+  // the three fastest are timed again, each with as many calls as one round of the
+  // contenders, and the best of those is measured in full.
   std::vector<std::string> grid = {one_line(def.default_json())};
   for (size_t i = 0; i < w.grid.size() && (!quick || i < 2); ++i) grid.push_back(w.grid[i]);
   struct Entry {
@@ -273,7 +273,6 @@ void measure(const Workload& w, int threads, int rounds, bool quick, tcs::Thread
   // the rest: ours 2t / 1t then compares one kernel at the same moments, where two
   // children minutes apart on a shared host had moved that ratio by +-0.3.
   tcs::ThreadPool alone(1);
-  const size_t scaling = cs.size();
   if (threads > 1 && best_kernel) cs.push_back({kSameOptionsOneThread, "", ours_on(best_kernel, alone)});
   if (!g_tuned.empty()) {
     std::string why, json = def.tuned_json(g_tuned, threads, &why), error;
@@ -298,9 +297,8 @@ void measure(const Workload& w, int threads, int rounds, bool quick, tcs::Thread
     if (threads == 1) cli_ms = std::min(cli_ms, cli_median_ms(w, quick));
   }
   if (threads == 1) cs.push_back({"tcs run --repeat", "", nullptr, cli_ms, 0.0});
-  for (size_t i = 0; i < cs.size(); ++i) {
-    const Contender& c = cs[i];
-    int on = i == scaling && threads > 1 ? 1 : threads;
+  for (const Contender& c : cs) {
+    int on = c.impl == kSameOptionsOneThread ? 1 : threads;
     std::printf("RESULT\t%s\t%s\t%d\t%.4f\t%.3f\t%.2e\t%s\n", w.name.c_str(), c.impl.c_str(), on, c.best_ms,
                 w.amount / (c.best_ms * 1e6), c.error, c.note.c_str());
   }
@@ -424,7 +422,7 @@ int parent(const char* self, int rounds, bool quick, int tune_trials) {
   }
   for (const Workload& w : ws)
     if (w.stream_goal > 0)
-      std::printf("\n%-26s %-17s %10.1f %10.1f\n", ("memory, in " + w.name.substr(0, w.name.find(' ')) + "'s rounds").c_str(),
+      std::printf("\n%-26s %-17s %10.1f %10.1f\n", ("memory: " + w.name.substr(0, w.name.find(' ')) + " rounds").c_str(),
                   "STREAM triad", triad[{w.name, 1}], triad[{w.name, 2}]);
   std::printf("\nOption sets picked by the grid (and found by the tuner):\n");
   for (const Row& r : rows)
@@ -488,7 +486,7 @@ int parent(const char* self, int rounds, bool quick, int tune_trials) {
     if (w.stream_goal > 0)
       for (int t : {1, 2})
         targets.push_back({w.name + ", " + std::to_string(t) + "t: grid best / STREAM triad",
-                           fig(w.name, "tcs grid best", t) / triad[{w.name, t}], w.stream_goal});
+                           triad[{w.name, t}] > 0 ? fig(w.name, "tcs grid best", t) / triad[{w.name, t}] : NAN, w.stream_goal});
   if (!g_tuned.empty())
     for (const Workload& w : ws) {
       std::string base = w.baseline.empty() ? "best library" : w.baseline;

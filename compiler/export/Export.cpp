@@ -420,32 +420,36 @@ std::string cpu_check_program(const std::vector<std::string>& features) {
       test += std::string(test.empty() ? "" : " &&\n         ") + "0 /* " + f + ": not known, so not run */";
       continue;
     }
-    char has[96];
-    std::snprintf(has, sizeof has, "has(0x%x, %u, %d, %d) /* %s */", e->leaf, e->subleaf, e->reg, e->bit, f.c_str());
-    test += (test.empty() ? "" : " &&\n         ") + std::string(has);
+    char call[96];
+    std::snprintf(call, sizeof call, "tcs_has(0x%x, %u, %d, %d) /* %s */", e->leaf, e->subleaf, e->reg, e->bit, f.c_str());
+    test += (test.empty() ? "" : " &&\n         ") + std::string(call);
     state |= e->os_state;
   }
   if (test.empty()) return "int main(void) { return 0; }\n";
   if (state) {
     char saves[48];
-    std::snprintf(saves, sizeof saves, " &&\n         os_saves(0x%x)", state);
+    std::snprintf(saves, sizeof saves, " &&\n         tcs_os_saves(0x%x)", state);
     test += saves;
   }
+  // The helpers are static inline (no unused-function warning, which -Werror would turn
+  // into a failed check and the slow C) and prefixed, clear of the kernel's own names.
   return R"(/* Whether this CPU has every extension the object was compiled with, asked of cpuid
    itself, so any C compiler can build the test (not only one that knows every name
    __builtin_cpu_supports takes). */
-static unsigned cpuid_reg(unsigned leaf, unsigned subleaf, int reg) {
+static __inline__ unsigned tcs_cpuid_reg(unsigned leaf, unsigned subleaf, int reg) {
   unsigned r[4];
   __asm__ volatile("cpuid" : "=a"(r[0]), "=b"(r[1]), "=c"(r[2]), "=d"(r[3]) : "a"(leaf & 0x80000000u), "c"(0u));
   if (leaf > r[0]) return 0; /* past the last leaf this CPU reports */
   __asm__ volatile("cpuid" : "=a"(r[0]), "=b"(r[1]), "=c"(r[2]), "=d"(r[3]) : "a"(leaf), "c"(subleaf));
   return r[reg];
 }
-static int has(unsigned leaf, unsigned subleaf, int reg, int bit) { return (int)((cpuid_reg(leaf, subleaf, reg) >> bit) & 1u); }
+static __inline__ int tcs_has(unsigned leaf, unsigned subleaf, int reg, int bit) {
+  return (int)((tcs_cpuid_reg(leaf, subleaf, reg) >> bit) & 1u);
+}
 /* Whether the operating system saves these register states (XCR0) on a context switch. */
-static int os_saves(unsigned state) {
+static __inline__ int tcs_os_saves(unsigned state) {
   unsigned lo, hi;
-  if (!has(1, 0, 2, 27)) return 0; /* no OSXSAVE, so no xgetbv */
+  if (!tcs_has(1, 0, 2, 27)) return 0; /* no OSXSAVE, so no xgetbv */
   __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0u));
   (void)hi;
   return (lo & state) == state;
