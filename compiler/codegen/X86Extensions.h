@@ -3,8 +3,9 @@
 // each (cpuid leaf, subleaf, register, bit) and the register state the operating system
 // must save for it (XCR0 bits). One table for two readers: codegen lists the extensions an
 // object was compiled with (ObjectCode::cpu_features, by LLVM's names), and an exported
-// bundle's build tests them with cpuid itself, so any C compiler can run that test, not
-// only one that knows every name __builtin_cpu_supports takes (Clang learnt f16c in 18).
+// bundle's build tests them with cpuid itself (export/CpuCheck), so GCC or Clang of any
+// version can build that test: __builtin_cpu_supports takes only the names a compiler
+// knows, and Clang learnt f16c in version 18, so Clang 14 (Debian 12's) fell back to the C.
 #include <string_view>
 
 namespace tcs {

@@ -1,7 +1,6 @@
 #include "export/Export.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 
@@ -11,7 +10,7 @@
 #include "codegen/Layout.h"
 #include "codegen/LlvmEmitter.h"
 #include "codegen/StmtSemantics.h"
-#include "codegen/X86Extensions.h"
+#include "export/CpuCheck.h"
 #include "runtime/Npy.h"
 #include "support/StableHash.h"
 
@@ -409,55 +408,6 @@ Status bundle_write(const Bundle& bundle, const std::string& dir) {
     if (!out) return Error{ErrorKind::InputFile, "cannot write '" + path + "'"};
   }
   return success();
-}
-
-std::string cpu_check_program(const std::vector<std::string>& features) {
-  std::string test;
-  unsigned state = 0;
-  for (const std::string& f : features) {
-    auto e = std::find_if(std::begin(kX86Extensions), std::end(kX86Extensions), [&](const X86Extension& x) { return x.name == f; });
-    if (e == std::end(kX86Extensions)) {
-      test += std::string(test.empty() ? "" : " &&\n         ") + "0 /* " + f + ": not known, so not run */";
-      continue;
-    }
-    char call[96];
-    std::snprintf(call, sizeof call, "tcs_has(0x%x, %u, %d, %d) /* %s */", e->leaf, e->subleaf, e->reg, e->bit, f.c_str());
-    test += (test.empty() ? "" : " &&\n         ") + std::string(call);
-    state |= e->os_state;
-  }
-  if (test.empty()) return "int main(void) { return 0; }\n";
-  if (state) {
-    char saves[48];
-    std::snprintf(saves, sizeof saves, " &&\n         tcs_os_saves(0x%x)", state);
-    test += saves;
-  }
-  // The helpers are static inline (no unused-function warning, which -Werror would turn
-  // into a failed check and the slow C) and prefixed, clear of the kernel's own names.
-  return R"(/* Whether this CPU has every extension the object was compiled with, asked of cpuid
-   itself, so any C compiler can build the test (not only one that knows every name
-   __builtin_cpu_supports takes). */
-static __inline__ unsigned tcs_cpuid_reg(unsigned leaf, unsigned subleaf, int reg) {
-  unsigned r[4];
-  __asm__ volatile("cpuid" : "=a"(r[0]), "=b"(r[1]), "=c"(r[2]), "=d"(r[3]) : "a"(leaf & 0x80000000u), "c"(0u));
-  if (leaf > r[0]) return 0; /* past the last leaf this CPU reports */
-  __asm__ volatile("cpuid" : "=a"(r[0]), "=b"(r[1]), "=c"(r[2]), "=d"(r[3]) : "a"(leaf), "c"(subleaf));
-  return r[reg];
-}
-static __inline__ int tcs_has(unsigned leaf, unsigned subleaf, int reg, int bit) {
-  return (int)((tcs_cpuid_reg(leaf, subleaf, reg) >> bit) & 1u);
-}
-/* Whether the operating system saves these register states (XCR0) on a context switch. */
-static __inline__ int tcs_os_saves(unsigned state) {
-  unsigned lo, hi;
-  if (!tcs_has(1, 0, 2, 27)) return 0; /* no OSXSAVE, so no xgetbv */
-  __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0u));
-  (void)hi;
-  return (lo & state) == state;
-}
-int main(void) {
-  return ()" + test + R"() ? 0 : 1;
-}
-)";
 }
 
 }  // namespace tcs

@@ -43,10 +43,4 @@ Expected<Bundle> export_bundle(const KernelSetup& setup, const MappingOptions& o
 // Writes every file under `dir` (created if missing). InputFile errors name the path.
 Status bundle_write(const Bundle& bundle, const std::string& dir);
 
-// The C program (its main and helpers) a bundle's build runs to learn whether this CPU has
-// every extension in `features` (ObjectCode::cpu_features): it exits 0 when it has them
-// all. It asks cpuid itself, so any C compiler for x86-64 can build it; with no features
-// (another architecture) it is a bare main that exits 0.
-std::string cpu_check_program(const std::vector<std::string>& features);
-
 }  // namespace tcs

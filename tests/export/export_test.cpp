@@ -12,6 +12,7 @@
 
 #include "Compiler.h"
 #include "codegen/X86Extensions.h"
+#include "export/CpuCheck.h"
 #include "export/Export.h"
 #include "runtime/Compare.h"
 #include "runtime/Interpreter.h"
@@ -220,22 +221,23 @@ TEST(ExportCpuCheck, EachExtensionAgreesWithProcCpuinfo) {
     // abm though cpuid reports lzcnt): only a listed flag is compared.
     bool kernel_may_not_know;
   };
-  const Flag flags[] = {{"popcnt", "popcnt", false},        {"ssse3", "ssse3", false},
-                        {"sse4.1", "sse4_1", false},        {"sse4.2", "sse4_2", false},
-                        {"movbe", "movbe", false},          {"avx", "avx", false},
-                        {"fma", "fma", false},              {"f16c", "f16c", false},
-                        {"avx2", "avx2", false},            {"bmi", "bmi1", false},
-                        {"bmi2", "bmi2", false},            {"lzcnt", "abm", true},
-                        {"fma4", "fma4", false},            {"xop", "xop", false},
-                        {"avxvnni", "avx_vnni", true},      {"avxifma", "avx_ifma", true},
-                        {"avxvnniint8", "avx_vnni_int8", true}, {"avx512f", "avx512f", false},
-                        {"avx512dq", "avx512dq", false},    {"avx512ifma", "avx512ifma", false},
-                        {"avx512cd", "avx512cd", false},    {"avx512bw", "avx512bw", false},
-                        {"avx512vl", "avx512vl", false},    {"avx512vbmi", "avx512vbmi", false},
-                        {"avx512vbmi2", "avx512_vbmi2", false}, {"gfni", "gfni", false},
-                        {"vpclmulqdq", "vpclmulqdq", false}, {"avx512vnni", "avx512_vnni", false},
-                        {"avx512bitalg", "avx512_bitalg", false}, {"avx512vpopcntdq", "avx512_vpopcntdq", false},
-                        {"avx512fp16", "avx512_fp16", true}, {"avx512bf16", "avx512_bf16", true}};
+  const Flag flags[] = {
+      {"popcnt", "popcnt", false},          {"ssse3", "ssse3", false},
+      {"sse4.1", "sse4_1", false},          {"sse4.2", "sse4_2", false},
+      {"movbe", "movbe", false},            {"avx", "avx", false},
+      {"fma", "fma", false},                {"f16c", "f16c", false},
+      {"avx2", "avx2", false},              {"bmi", "bmi1", false},
+      {"bmi2", "bmi2", false},              {"lzcnt", "abm", true},
+      {"fma4", "fma4", false},              {"xop", "xop", false},
+      {"avxvnni", "avx_vnni", true},        {"avxifma", "avx_ifma", true},
+      {"avxvnniint8", "avx_vnni_int8", true}, {"avx512f", "avx512f", false},
+      {"avx512dq", "avx512dq", false},      {"avx512ifma", "avx512ifma", false},
+      {"avx512cd", "avx512cd", false},      {"avx512bw", "avx512bw", false},
+      {"avx512vl", "avx512vl", false},      {"avx512vbmi", "avx512vbmi", false},
+      {"avx512vbmi2", "avx512_vbmi2", false}, {"gfni", "gfni", false},
+      {"vpclmulqdq", "vpclmulqdq", false},  {"avx512vnni", "avx512_vnni", false},
+      {"avx512bitalg", "avx512_bitalg", false}, {"avx512vpopcntdq", "avx512_vpopcntdq", false},
+      {"avx512fp16", "avx512_fp16", true},  {"avx512bf16", "avx512_bf16", true}};
   fs::path dir = fs::temp_directory_path() / ("tcs_cpu_check_" + std::to_string(::getpid()));
   fs::create_directories(dir);
   for (const X86Extension& e : kX86Extensions) {
