@@ -10,8 +10,8 @@
 // form a ratio see the same load from elsewhere on the host: where a memory-bound kernel
 // is held against the machine's bandwidth, STREAM's triad runs in the kernel's rounds on
 // the child's threads, and the 2-thread child also times the 1-thread child's grid pick
-// on one thread (the 2t / 1t ratio). The parent prints the tables, the ratios and the targets, and
-// exits 1 when a target does not hold.
+// on one thread (the 2t / 1t ratio). The parent prints the tables, the ratios and the
+// targets, and exits 1 when a target does not hold.
 //
 // --quick: shorter timings, one round unless --rounds is given, and only the default
 // preset's options plus the first two grid entries; every kernel still runs.
