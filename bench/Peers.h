@@ -53,6 +53,8 @@ Run naive_kru3(const Kru3& s);     // the same
 struct Pool {
   int n = 0, c = 0, h = 0, w = 0;
 };
+// The benchmark's maxpool (input sizes); the naive peer is built with them as constants.
+constexpr Pool kMaxpoolSize{32, 64, 112, 112};
 Run onednn_maxpool(const Pool& s);  // I, O
 Run naive_maxpool(const Pool& s);   // I, O
 

@@ -265,7 +265,7 @@ std::vector<Workload> workloads() {
 
   // Memory-bound kernels, in GB/s of input + output bytes.
   {
-    peers::Pool s{32, 64, 112, 112};
+    peers::Pool s = peers::kMaxpoolSize;
     const int64_t in = int64_t(s.n) * s.c * s.h * s.w, o = in / 4;
     Workload w{"maxpool 32x64x112^2", TCS_EXAMPLES_DIR, "maxpool.tc", {{"N", s.n}, {"C", s.c}, {"H", s.h}, {"W", s.w}}, {}, 1,
                true, 4.0 * (in + o), nullptr, {}, {}, "naive g++", 1.0};
