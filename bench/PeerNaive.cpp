@@ -160,8 +160,7 @@ Run naive_mlp3(const Mlp3& s) {
 Run naive_conv(const Conv& s) { return [s](float* const* b) { conv(s, b[0], b[1], b[2], b[3]); }; }
 Run naive_kru3(const Kru3& s) { return [s](float* const* b) { kru3(s, b[0], b[1], b[2], b[3], b[4], b[5], b[6]); }; }
 Run naive_maxpool(const Pool& s) {
-  if (s.n == kMaxpoolSize.n && s.c == kMaxpoolSize.c && s.h == kMaxpoolSize.h && s.w == kMaxpoolSize.w)
-    return [](float* const* b) { maxpool_fixed(b[0], b[1]); };
+  if (s == kMaxpoolSize) return [](float* const* b) { maxpool_fixed(b[0], b[1]); };
   return [s](float* const* b) { maxpool(s, b[0], b[1]); };
 }
 Run naive_softmax(const Rows& s) { return [s](float* const* b) { softmax(s, b[0], b[1]); }; }

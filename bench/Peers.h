@@ -52,6 +52,7 @@ Run naive_kru3(const Kru3& s);     // the same
 // 2x2 max pooling, stride 2, over n x c planes of h x w (h, w even).
 struct Pool {
   int n = 0, c = 0, h = 0, w = 0;
+  bool operator==(const Pool&) const = default;
 };
 // The benchmark's maxpool (input sizes); the naive peer is built with them as constants.
 constexpr Pool kMaxpoolSize{32, 64, 112, 112};

@@ -335,6 +335,7 @@ struct Row {
   std::string kernel, impl, note;
   std::map<int, double> fig;  // GFLOP/s or GB/s per thread count
   std::map<int, double> error;
+  std::map<int, std::string> options;  // the option set's JSON per thread count, where one was chosen
 };
 
 
@@ -408,16 +409,19 @@ int parent(const char* self, int rounds, bool quick, int tune_trials) {
       in.ignore(1);
       std::getline(in, rest);
       auto it = std::find_if(rows.begin(), rows.end(), [&](const Row& r) { return r.kernel == kernel && r.impl == impl; });
-      if (it == rows.end()) it = rows.insert(rows.end(), Row{kernel, impl, "", {}, {}});
+      if (it == rows.end()) it = rows.insert(rows.end(), Row{kernel, impl, "", {}, {}, {}});
       it->fig[th] = fig;
       it->error[th] = err;
-      if (!rest.empty()) it->note += (it->note.empty() ? "" : "\n    ") + std::to_string(th) + "t: " + rest;
+      if (!rest.empty()) {
+        it->options[th] = rest;
+        it->note += (it->note.empty() ? "" : "\n    ") + std::to_string(th) + "t: " + rest;
+      }
     }
     if (int rc = pclose(p); rc != 0) return std::fprintf(stderr, "child for %d threads failed (%d)\n", threads, rc), 2;
     if (threads == 1) {  // the 1-thread picks, for the 2-thread child to time again
       std::string picks;
       for (const Row& r : rows)
-        if (r.impl == "tcs grid best" && r.note.starts_with("1t: ")) picks += r.kernel + "\t" + r.note.substr(4) + "\n";
+        if (r.impl == "tcs grid best" && r.options.count(1)) picks += r.kernel + "\t" + r.options.at(1) + "\n";
       setenv(kOneThreadPicksVariable, picks.c_str(), 1);
     }
   }

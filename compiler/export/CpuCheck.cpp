@@ -11,27 +11,29 @@
 namespace tcs {
 
 std::string cpu_check_program(const std::vector<std::string>& features) {
-  std::string test;
+  std::vector<std::string> terms;  // each must hold
   unsigned state = 0;
   for (const std::string& f : features) {
     auto e = std::find_if(std::begin(kX86Extensions), std::end(kX86Extensions),
                           [&](const X86Extension& x) { return x.name == f; });
     if (e == std::end(kX86Extensions)) {
-      test += std::string(test.empty() ? "" : " &&\n         ") + "0 /* " + f + ": not known, so not run */";
+      terms.push_back("0 /* " + f + ": not known, so not run */");
       continue;
     }
     char call[96];
     std::snprintf(call, sizeof call, "tcs_has(0x%x, %u, %d, %d) /* %s */", e->leaf, e->subleaf, e->reg, e->bit,
                   f.c_str());
-    test += (test.empty() ? "" : " &&\n         ") + std::string(call);
+    terms.push_back(call);
     state |= e->os_state;
   }
-  if (test.empty()) return "int main(void) { return 0; }\n";
+  if (terms.empty()) return "int main(void) { return 0; }\n";
   if (state) {
-    char saves[48];
-    std::snprintf(saves, sizeof saves, " &&\n         tcs_os_saves(0x%x)", state);
-    test += saves;
+    char saves[32];
+    std::snprintf(saves, sizeof saves, "tcs_os_saves(0x%x)", state);
+    terms.push_back(saves);
   }
+  std::string test;
+  for (const std::string& t : terms) test += (test.empty() ? "" : " &&\n         ") + t;
   // The helpers are static inline (no unused-function warning, which -Werror would turn
   // into a failed check and the slow C) and prefixed, clear of the kernel's own names.
   return R"(/* Whether this CPU has every extension the object was compiled with, asked of cpuid
