@@ -44,10 +44,11 @@ std::vector<int> band_mark_ids(const std::string& mark) {
   return ids;
 }
 
-int64_t band_member_span(const isl::schedule_node_band& band, int i) {
+int64_t band_member_span(const isl::schedule_node_band& band, int i, const isl::set* context) {
   auto mupa = isl::manage(isl_schedule_node_band_get_partial_schedule(band.get()));
   auto upa = isl::manage(isl_union_pw_aff_intersect_domain(isl_multi_union_pw_aff_get_union_pw_aff(mupa.get(), i),
                                                            isl_schedule_node_get_domain(band.get())));
+  if (context) upa = isl::manage(isl_union_pw_aff_intersect_params(upa.release(), context->copy()));
   auto lo = manage_maybe(isl_union_pw_aff_min_val(upa.copy()));
   auto hi = manage_maybe(isl_union_pw_aff_max_val(upa.copy()));
   if (lo.is_null() || hi.is_null() || !isl_val_is_int(lo.get()) || !isl_val_is_int(hi.get())) return 0;

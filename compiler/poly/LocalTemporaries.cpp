@@ -52,9 +52,15 @@ isl::schedule_node place(PolyJob& job, int t, const isl::union_map& accesses, co
   if (node.isa<isl::schedule_node_mark>() && node.child(0).isa<isl::schedule_node_band>() &&
       !band_mark_ids(mark_name(node)).empty()) {
     if (!accessing.is_subset(node_domain(node))) return node;  // some access is elsewhere
+    // A band of one iteration is no loop (isl generates none): below it isl generated the
+    // marked subtree in pieces, a buffer for each, and log_softmax read its row maximum
+    // from one nothing had written. Bands further down may still hold every access.
+    isl::schedule_node_band band = node.child(0).as<isl::schedule_node_band>();
+    bool loops = false;
+    for (int i = 0, n = int(isl_schedule_node_band_n_member(band.get())); i < n; ++i) loops = loops || band_member_span(band, i, &job.context) != 1;
     isl::schedule_node inside = node.child(0).child(0);
     auto prefix = isl::manage(isl_schedule_node_get_prefix_schedule_union_map(inside.get()));
-    if (private_to_iteration(job, t, prefix, accesses)) {
+    if (loops && private_to_iteration(job, t, prefix, accesses)) {
       placed = true;
       const std::string& name = job.def.tensors[size_t(t)].name;
       job.packs.push_back({PackRequest{name, 0, {}}, "the local copy of '" + name + "'", nullptr, true});

@@ -179,7 +179,8 @@ inline std::string mark_name(const isl::schedule_node& n) {
 }
 // The number of values band member `i` takes over the instances reaching the band: 0 when
 // it is not a known constant (symbolic sizes), else max - min + 1 in schedule units.
-int64_t band_member_span(const isl::schedule_node_band& band, int i);
+// With `context`, under the sizes it fixes (those left symbolic while scheduling).
+int64_t band_member_span(const isl::schedule_node_band& band, int i, const isl::set* context = nullptr);
 // band_member_span of member `i`, whose loop id is `id`, computed once per job.
 int64_t loop_span(PolyJob& job, const isl::schedule_node_band& band, int i, int id);
 

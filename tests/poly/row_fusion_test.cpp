@@ -176,6 +176,23 @@ TEST(RowFusion, ATemporaryReadBeforeItIsWrittenStaysFullSize) {
   expect_matches_interpreter(*b, "t += without !");
 }
 
+TEST(RowFusion, ATileOfOneIterationKeepsItsTemporariesWhole) {
+  // Tiles of 32 rows over 32 rows, each statement in its own nest below: the tile loop
+  // runs once, so isl generates no loop there, and a row buffer placed under it was
+  // generated once per nest (the row maximum written to one, read from another).
+  const std::string options = R"({"outerScheduleFusionStrategy": "Max", "fixParametersBeforeScheduling": false,
+                                  "tile": [32, 2], "tileImperfectlyNested": true, "cpu": {"vectorize": false}})";
+  auto b = build(example("log_softmax.tc"), {{"N", 32}, {"D", 100}}, options);
+  ASSERT_TRUE(b->result);
+  EXPECT_TRUE(local_temporaries(*b->result).empty()) << b->result->text("c").text;
+  expect_matches_interpreter(*b, "one tile of rows");
+  // With two tiles the loop is there, and the rows' temporaries stay in it.
+  b = build(example("log_softmax.tc"), {{"N", 64}, {"D", 100}}, options);
+  ASSERT_TRUE(b->result);
+  EXPECT_EQ(local_temporaries(*b->result), (std::vector<std::string>{"mx", "sm"})) << b->result->text("c").text;
+  expect_matches_interpreter(*b, "two tiles of rows");
+}
+
 // Loops isl scheduled backwards (a reduction followed by a statement at its first value:
 // a layernorm's mean, a bias after a sum) run forwards (poly/ForwardLoops.cpp): no
 // subscript walks a negated loop, under every fusion strategy, and the results stay.
