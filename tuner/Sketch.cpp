@@ -91,6 +91,9 @@ const T& pick(std::mt19937_64& rng, const std::vector<T>& v) {
   return v[size_t(rng() % v.size())];
 }
 
+// cpu.fetchAhead's draws: off, or a few iterations of the loop around the innermost one.
+const std::vector<int> kFetchAhead = {0, 0, 2, 4, 8};
+
 }  // namespace
 
 std::vector<int64_t> SketchSpace::tile_choices(int64_t extent) {
@@ -234,6 +237,7 @@ MappingOptions SketchSpace::sample(std::mt19937_64& rng, const Sketch& s) const 
   for (PackRequest& p : o.cpu.pack)
     if (rng() % 2) p.depth = int(rng() % (o.tile.size() + 1));
   if (rng() % 10 == 0) o.cpu.parallel = !o.cpu.parallel;
+  if (rng() % 4 == 0) o.cpu.fetch_ahead = pick(rng, kFetchAhead);
   return o;
 }
 
@@ -278,8 +282,10 @@ MappingOptions SketchSpace::mutate(std::mt19937_64& rng, const MappingOptions& p
   } else if (move < 0.97 && !o.cpu.pack.empty()) {
     PackRequest& p = o.cpu.pack[rng() % o.cpu.pack.size()];
     p.depth = int(rng() % (o.tile.size() + 1));
-  } else if (move < 0.99) {
+  } else if (move < 0.98) {
     o.cpu.parallel = !o.cpu.parallel;
+  } else if (move < 0.99) {
+    o.cpu.fetch_ahead = pick(rng, kFetchAhead);
   } else {
     o.cpu.vector_width = o.cpu.vector_width == host_vector_bytes() / 4 ? std::max(4, lanes / 2) : host_vector_bytes() / 4;
   }

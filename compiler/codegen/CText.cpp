@@ -196,6 +196,7 @@ class CWriter {
         if (n.annot.reduction) tag += " reduction";
         if (n.annot.unroll) tag += n.annot.unroll < 0 ? std::string(" unroll(full)") : " unroll(" + std::to_string(n.annot.unroll) + ")";
         if (n.annot.accumulate_in_registers) tag += " accumulators in registers";
+        if (n.annot.fetch_ahead) tag += " fetch-ahead(" + std::to_string(n.annot.fetch_ahead) + ")";  // the LLVM code's prefetches
         LineOrigin o{n.loop_id, -1};
         if (n.annot.parallel) line(pad + "#pragma omp parallel for", o);
         remember(n);

@@ -249,6 +249,7 @@ void Emitter::emit_for(const LoopNode& n, Env& env) {
   emit_loop(n, env, lo, hi, [&](llvm::Value* iv) {
     env.iters[size_t(n.iter)] = iv;
     env.iter_last[size_t(n.iter)] = hi;
+    stream_ahead(n, env);
     emit_children(n.children, env);
     env.iters[size_t(n.iter)] = nullptr;
     env.iter_last[size_t(n.iter)] = nullptr;
@@ -298,6 +299,7 @@ void Emitter::emit_parallel_for(const LoopNode& n, Env& env) {
   std::vector<FetchAhead> outer_ahead = std::exchange(ahead_, {});  // their values are the caller's
   emit_loop(chunk, inner, begin, B.CreateSub(end, B.getInt64(1)), [&](llvm::Value* j) {
     inner.iters[size_t(n.iter)] = B.CreateNSWAdd(first, B.CreateNSWMul(j, B.getInt64(uint64_t(n.stride))), nest_.iter_names[size_t(n.iter)]);
+    stream_ahead(n, inner);
     emit_children(n.children, inner);
   });
   ahead_ = std::move(outer_ahead);

@@ -184,6 +184,10 @@ class Emitter {
   std::optional<FetchAhead> plan_fetch_ahead(const PackSite& p, Env& env);
   // The next few lines of the innermost pack's next box, at the start of a register tile.
   void fetch_ahead(Env& env);
+  // At the start of an iteration of loop n with LoopAnnotation::fetch_ahead: for each
+  // tensor the statements below read, the lines one iteration of n moves its first read
+  // by, that many iterations on.
+  void stream_ahead(const LoopNode& n, Env& env);
 
   // ---- memory (LlvmEmitter.cpp) -------------------------------------------------------
 

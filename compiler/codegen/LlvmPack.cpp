@@ -3,6 +3,7 @@
 // copy that keeps the tensor's order is a plain loop nest LLVM vectorises; a transposing
 // one walks cache-line blocks and transposes each full block in vector registers.
 #include "codegen/LlvmEmitterImpl.h"
+#include "loopnest/Affine.h"
 
 namespace tcs::llvm_emit {
 
@@ -132,6 +133,87 @@ void Emitter::fetch_ahead(Env& env) {
     // Read, kept in the outer caches (locality 2): it is used when this box is done.
     B.CreateIntrinsic(llvm::Intrinsic::prefetch, {ptr_}, {ptr, B.getInt32(0), B.getInt32(2), B.getInt32(1)});
   });
+}
+
+void Emitter::stream_ahead(const LoopNode& n, Env& env) {
+  if (n.annot.fetch_ahead <= 0) return;
+  std::vector<bool> done(def_.tensors.size(), false);
+  const SemaStmt* saved_stmt = stmt_;
+  std::vector<llvm::Value*> saved_args = env.stmt_args;
+  // Elements a read moves by when n advances one iteration; nullopt where not affine.
+  auto step_of = [&](const Expr& e, const LoopNode& call) -> std::optional<int64_t> {
+    int64_t step = 0;
+    for (size_t d = 0; d < e.args.size(); ++d) {
+      const AccessConstraint* ac = nullptr;
+      for (const AccessConstraint& c : stmt_->constraints)
+        if (c.subscript == e.args[d].get()) ac = &c;
+      std::optional<int64_t> stride = layout_.constant_stride(e.ref_id, d);
+      if (!ac || !ac->affine || ac->data_dependent || ac->guarded || !stride) return std::nullopt;
+      for (auto [idx, coef] : ac->coefs) {
+        std::optional<int64_t> moves = iter_coefficient(call.args[size_t(idx)], n.iter);
+        if (!moves) return std::nullopt;
+        step += coef * *moves * n.stride * *stride;
+      }
+    }
+    return step;
+  };
+  std::function<void(const Expr&, const LoopNode&)> reads = [&](const Expr& e, const LoopNode& call) {
+    if (e.kind == ExprKind::Access && e.ref != NameRef::Builtin) {
+      int t = e.ref_id;
+      std::optional<int64_t> step = step_of(e, call);
+      if (!done[size_t(t)] && read_slot(t) == t && step && *step > 0) {
+        done[size_t(t)] = true;
+        int64_t bytes = *step * int64_t(scalar_type_bytes(def_.tensors[size_t(t)].type));
+        int64_t lines = std::min<int64_t>((bytes + 63) / 64, 64);
+        llvm::Value* first = B.CreateGEP(B.getInt8Ty(), element_ptr(t, read_offset(e, env), env),
+                                         B.getInt64(uint64_t(n.annot.fetch_ahead * bytes)));
+        // Read, used within a few iterations: kept near the core, not in the outer caches.
+        for (int64_t l = 0; l < lines; ++l)
+          B.CreateIntrinsic(llvm::Intrinsic::prefetch, {ptr_},
+                            {B.CreateGEP(B.getInt8Ty(), first, B.getInt64(uint64_t(64 * l))), B.getInt32(0), B.getInt32(0), B.getInt32(1)});
+      }
+      return;  // a subscript's own reads are data-dependent: not followed
+    }
+    for (const auto& a : e.args)
+      if (a) reads(*a, call);
+  };
+  // Each call below n with the loops between at their first iteration.
+  std::function<void(const LoopNode&)> walk = [&](const LoopNode& c) {
+    switch (c.kind) {
+      case LoopNode::Kind::For: {
+        llvm::Value* saved = env.iters[size_t(c.iter)];
+        env.iters[size_t(c.iter)] = as_int(lx(c.init, env));
+        for (const LoopNode& k : c.children) walk(k);
+        env.iters[size_t(c.iter)] = saved;
+        return;
+      }
+      case LoopNode::Kind::If:
+      case LoopNode::Kind::Block:
+        for (const LoopNode& k : c.children) walk(k);
+        for (const LoopNode& k : c.else_children) walk(k);
+        return;
+      case LoopNode::Kind::Pack: {  // reads of its tensor below go to the copy
+        int t = nest_.packs[size_t(c.pack)].tensor;
+        bool was = done[size_t(t)];
+        done[size_t(t)] = true;
+        for (const LoopNode& k : c.children) walk(k);
+        done[size_t(t)] = was;
+        return;
+      }
+      case LoopNode::Kind::Call: {
+        const PolyStmt& ps = nest_.stmts[size_t(c.stmt)];
+        if (ps.is_init) return;
+        stmt_ = &def_.stmts[size_t(ps.source_stmt)];
+        env.stmt_args.clear();
+        for (const LExpr& a : c.args) env.stmt_args.push_back(as_int(lx(a, env)));
+        reads(*stmt_->ast->rhs, c);
+        return;
+      }
+    }
+  };
+  for (const LoopNode& c : n.children) walk(c);
+  stmt_ = saved_stmt;
+  env.stmt_args = std::move(saved_args);
 }
 
 void Emitter::copy_into_buffer(const LoopNode& n, Env& env) {

@@ -77,11 +77,51 @@ void visit(const LoopNode& n, std::vector<const LoopNode*>& loops, LoopNest& nes
   if (n.kind == LoopNode::Kind::For) loops.pop_back();
 }
 
+// Loops of at most this many iterations (windows) do not make a loop around them the
+// innermost long one.
+constexpr int64_t kShortTrip = 8;
+
+bool is_long(const LoopNode& n) {
+  std::optional<int64_t> span = constant_span(n.init, n.upper);
+  return !span || *span / n.stride + 1 > kShortTrip;
+}
+
+// Whether `nodes` (through blocks, guards and packs) hold a long loop.
+bool has_long_loop(const std::vector<LoopNode>& nodes) {
+  for (const LoopNode& n : nodes) {
+    if (n.kind == LoopNode::Kind::For && is_long(n)) return true;
+    if (has_long_loop(n.children) || has_long_loop(n.else_children)) return true;
+  }
+  return false;
+}
+
+// Whether `nodes` directly hold (through blocks and guards) a long loop with none inside.
+bool holds_innermost_long(const std::vector<LoopNode>& nodes) {
+  for (const LoopNode& n : nodes) {
+    if (n.kind == LoopNode::Kind::For) {
+      if (is_long(n) && !has_long_loop(n.children)) return true;
+    } else if (n.kind != LoopNode::Kind::Call && (holds_innermost_long(n.children) || holds_innermost_long(n.else_children))) {
+      return true;
+    }
+  }
+  return false;
+}
+
+void mark_stream_ahead(LoopNode& n, int iterations) {
+  if (n.kind == LoopNode::Kind::For && holds_innermost_long(n.children)) n.annot.fetch_ahead = iterations;
+  for (LoopNode& c : n.children) mark_stream_ahead(c, iterations);
+  for (LoopNode& c : n.else_children) mark_stream_ahead(c, iterations);
+}
+
 }  // namespace
 
 void plan_fetch_ahead(LoopNest& nest) {
   std::vector<const LoopNode*> loops;
   visit(nest.root, loops, nest);
+}
+
+void plan_stream_ahead(LoopNest& nest, int iterations) {
+  if (iterations > 0) mark_stream_ahead(nest.root, iterations);
 }
 
 }  // namespace tcs

@@ -12,4 +12,14 @@ namespace tcs {
 
 void plan_fetch_ahead(LoopNest& nest);
 
+// Marks the loop around each innermost long loop to fetch its reads `iterations` ahead
+// (LoopAnnotation::fetch_ahead; cpu.fetchAhead, 0: none). A loop of a few iterations,
+// such as a pooling window, does not count as innermost.
+//
+// A 2x2 max pooling reads two rows of 448 bytes for each output row: short runs the
+// hardware prefetcher does not follow. With the next rows fetched two output rows ahead,
+// the same loop built by g++ read 40 GB/s on one core instead of 24 (the machine's triad:
+// 36).
+void plan_stream_ahead(LoopNest& nest, int iterations);
+
 }  // namespace tcs

@@ -57,6 +57,7 @@ void print(const LoopNode& n, const LoopNest& nest, int depth, std::string& out)
       if (n.annot.unroll) notes += n.annot.unroll < 0 ? std::string(" unroll=full") : " unroll=" + std::to_string(n.annot.unroll);
       if (n.annot.register_tile) notes += " register-tile";
       if (n.annot.accumulate_in_registers) notes += " accumulate-in-registers";
+      if (n.annot.fetch_ahead) notes += " fetch-ahead=" + std::to_string(n.annot.fetch_ahead);
       out += "  //" + notes + "\n";
       for (const LoopNode& c : n.children) print(c, nest, depth + 1, out);
       return;

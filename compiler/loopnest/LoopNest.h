@@ -36,6 +36,8 @@ struct LoopAnnotation {
   int unroll = 0;           // > 0: unroll by this factor; -1: unroll fully
   bool register_tile = false;  // point loop of a register tile
   bool accumulate_in_registers = false;  // reduction loop whose accumulators stay in registers
+  int fetch_ahead = 0;  // > 0: each iteration first fetches the lines the reads below it
+                        // touch this many iterations on (loopnest/FetchAhead.cpp)
 };
 
 struct LoopNode {

@@ -38,6 +38,9 @@ struct CpuMapping {
   std::vector<int> point_loop_order;  // permutation of the point loops; empty: as scheduled
   std::vector<PackRequest> pack;
   bool register_accumulate = false;  // keep the register tile's accumulators in registers
+  // > 0: the loop around each innermost long loop fetches, at the start of an iteration,
+  // the lines its reads will touch this many iterations on (LoopAnnotation::fetch_ahead).
+  int fetch_ahead = 0;
   friend bool operator==(const CpuMapping&, const CpuMapping&) = default;
 };
 

@@ -110,6 +110,11 @@ const std::vector<Row>& rows() {
     t.push_back({{"cpu.registerAccumulate", "cpu", OptionType::Bool, 0, 0, false, 0, {}, {},
                   "keep the register tile's accumulators in registers across its reduction loop"},
                  bool_member([](MappingOptions& o) -> bool& { return o.cpu.register_accumulate; })});
+    t.push_back({{"cpu.fetchAhead", "cpu", OptionType::Int, 0, 16, false, 0, {}, {},
+                  "the loop around each innermost long loop fetches the data its reads need this many iterations "
+                  "ahead (0: none), for reads the hardware prefetcher does not follow: a pooling's pairs of short rows"},
+                 {[](const MappingOptions& o) { return json(o.cpu.fetch_ahead); },
+                  [](MappingOptions& o, const json& v) { o.cpu.fetch_ahead = int(v.get<int64_t>()); }}});
     // The fields that shape one statement's own loops, which `statements` may set per
     // statement; fusion, scheduling and threading stay the kernel's.
     for (Row& r : t)
@@ -357,6 +362,9 @@ MappingOptions random_kernel_options(std::mt19937_64& rng, const SemaDef& def) {
           int64_t x = 1, top = 0;
           while ((x << (top + 1)) <= f.max) ++top;
           v = int64_t(1) << pick(top + 1);
+        } else if (f.min == 0) {
+          // A distance that may be off (cpu.fetchAhead): off half the time, else 1, 2 or 4.
+          v = pick(2) ? int64_t(0) : int64_t(1) << pick(3);
         } else {
           // Small values are the useful ones for an unroll factor: powers of two up to 4.
           v = std::min<int64_t>(f.max, f.min << pick(3));

@@ -80,6 +80,7 @@ Expected<LoweringResult> lower_to_loop_nest(const SemaDef& def, const DefShapes&
              hoist_edge_guards(def, shapes, result.nest);
              separate_full_register_tiles(result.nest);
              plan_fetch_ahead(result.nest);
+             plan_stream_ahead(result.nest, options.cpu.fetch_ahead);
            });
     if (!done) return Error{ErrorKind::Cancelled, "compilation cancelled"};
   } catch (const poly::OptionError& e) {

@@ -244,5 +244,52 @@ TEST(Pack, ImpossibleRequestsAreRefusedWithTheField) {
   refused({"A", 0}, "cpu.pack needs tile");
 }
 
+// Fetching ahead (cpu.fetchAhead): a pooling's default marks the loop around its row loop,
+// whose iterations then fetch the rows a few iterations on; a layernorm's does not, and
+// with the option its parallel loop over rows fetches ahead. Both compute what the
+// interpreter computes, and the C text tags the loop.
+TEST(FetchAhead, APoolingFetchesItsRowsAheadUnderTheDefaultPreset) {
+  PackKernel k = load("def pool(float(N,C,H,W) I) -> (O) {\n"
+                      "  O(n, c, h, w) max=! I(n, c, 2*h + kh, 2*w + kw) where kh in 0:2, kw in 0:2\n}\n",
+                      {{"N", 2}, {"C", 3}, {"H", 26}, {"W", 22}});
+  auto o = mapping_preset("default", *k.def);
+  ASSERT_TRUE(o);
+  EXPECT_EQ(o->cpu.fetch_ahead, 4);
+  auto r = compile_kernel(KernelSetup{k.checked, k.def, {}, k.shapes}, *o, CodegenChoice{"cpu", {"c", "llvm"}, true});
+  ASSERT_TRUE(r) << r.error();
+  const std::string& c = r->text("c").text;
+  // The loop over output rows (13 of them) holds the loop along a row (11 outputs), and
+  // only the window's loops of two below that.
+  size_t tag = c.find("fetch-ahead(4)");
+  ASSERT_NE(tag, std::string::npos) << c;
+  EXPECT_EQ(c.find("fetch-ahead", tag + 1), std::string::npos) << c;
+  size_t line = c.rfind('\n', tag) + 1;
+  EXPECT_NE(c.substr(line, tag - line).find("<= 12;"), std::string::npos) << c;
+  EXPECT_NE(r->text("llvm").text.find("@llvm.prefetch"), std::string::npos);
+  expect_matches_interpreter(k, *o, "pooling fetching ahead");
+
+  o->cpu.fetch_ahead = 0;
+  r = compile_kernel(KernelSetup{k.checked, k.def, {}, k.shapes}, *o, CodegenChoice{"cpu", {"c", "llvm"}, true});
+  ASSERT_TRUE(r) << r.error();
+  EXPECT_EQ(r->text("llvm").text.find("@llvm.prefetch"), std::string::npos);
+  EXPECT_EQ(r->text("c").text.find("fetch-ahead"), std::string::npos);
+}
+
+TEST(FetchAhead, ARowKernelFetchesOnlyWhenAsked) {
+  PackKernel k = load("def ln(float(N,D) X) -> (Y) {\n"
+                      "  mean(n) +=! X(n, d)\n"
+                      "  Y(n, d) = X(n, d) - mean(n) / D\n}\n",
+                      {{"N", 9}, {"D", 40}});
+  auto o = mapping_preset("default", *k.def);
+  ASSERT_TRUE(o);
+  EXPECT_EQ(o->cpu.fetch_ahead, 0);
+  o->cpu.fetch_ahead = 2;
+  auto r = compile_kernel(KernelSetup{k.checked, k.def, {}, k.shapes}, *o, CodegenChoice{"cpu", {"c", "llvm"}, true});
+  ASSERT_TRUE(r) << r.error();
+  EXPECT_NE(r->text("c").text.find("parallel fetch-ahead(2)"), std::string::npos) << r->text("c").text;
+  EXPECT_NE(r->text("llvm").text.find("@llvm.prefetch"), std::string::npos);
+  expect_matches_interpreter(k, *o, "rows fetching ahead");
+}
+
 }  // namespace
 }  // namespace tcs
