@@ -42,6 +42,8 @@ const std::vector<std::string>& names() {
         v.push_back("access" + std::to_string(a) + "_" + f);
     for (int a = 0; a < kAccessSlots; ++a)
       for (int l = 0; l < kInnerLoops; ++l) v.push_back("access" + std::to_string(a) + "_loop" + std::to_string(l) + "_stride");
+    // Version 3: how many iterations ahead an enclosing loop fetches the reads (cpu.fetchAhead).
+    v.push_back("fetch_ahead");
     return v;
   }();
   return n;
@@ -182,6 +184,8 @@ class Walker {
         size_t i = loops_.size() - 1 - size_t(l);
         if (i < a.strides.size()) f[at] = step_of(a.strides[i].elements);
       }
+    for (const Loop& l : loops_) f[at] = std::max(f[at], double(l.annot.fetch_ahead));
+    ++at;
     assert(at == f.size());
     for (double v : f) out_.data.push_back(squash(v));
     ++out_.rows;
