@@ -66,6 +66,11 @@ std::string BenchDef::tuned_json(const std::string& db, int threads, std::string
   return best->record ? best->record->options_json : std::string();
 }
 
+bool BenchDef::same_options(const std::string& a, const std::string& b) {
+  auto x = tcs::mapping_options_from_json(a), y = tcs::mapping_options_from_json(b);
+  return x && y && tcs::mapping_options_to_json(*x) == tcs::mapping_options_to_json(*y);
+}
+
 std::string BenchDef::default_json() const {
   auto options = tcs::kernel_options(*setup_->def, tcs::OptionsChoice{"default", ""}, &setup_->shapes);
   if (!options) fail(options.error());
