@@ -3,7 +3,7 @@
 // LlvmEmitter.cpp (functions, loops, parallel outlining, memory), LlvmExpressions.cpp
 // (statements and scalar expressions), LlvmRegisterTile.cpp (the register-tile
 // micro-kernel), LlvmReduction.cpp (min and max reductions) and LlvmPack.cpp (packed
-// copies). Only these files include LLVM's IR headers.
+// copies, and the prefetches that fetch data ahead). Only these files include LLVM's IR headers.
 #include <functional>
 #include <optional>
 #include <string>

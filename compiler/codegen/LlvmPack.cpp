@@ -1,7 +1,9 @@
 // Packing (cpu.pack) in LLVM IR: the local buffer, the copy of a tensor's box into it, and
 // the reads that go to the buffer below (a local temporary's writes too, with no copy). A
 // copy that keeps the tensor's order is a plain loop nest LLVM vectorises; a transposing
-// one walks cache-line blocks and transposes each full block in vector registers.
+// one walks cache-line blocks and transposes each full block in vector registers. Also the
+// prefetches: a copy's next box while the register tiles run (fetch_ahead), and a loop's
+// reads a few iterations on (stream_ahead).
 #include "codegen/LlvmEmitterImpl.h"
 #include "loopnest/Affine.h"
 
@@ -136,43 +138,66 @@ void Emitter::fetch_ahead(Env& env) {
 }
 
 void Emitter::stream_ahead(const LoopNode& n, Env& env) {
-  if (n.annot.fetch_ahead <= 0) return;
+  // Addresses need the strides when the code is generated: with symbolic sizes, none.
+  if (n.annot.fetch_ahead <= 0 || layout_.symbolic) return;
   std::vector<bool> done(def_.tensors.size(), false);
+  std::vector<const LoopNode*> inner;  // the loops between n and the call, outer first
   const SemaStmt* saved_stmt = stmt_;
   std::vector<llvm::Value*> saved_args = env.stmt_args;
-  // Elements a read moves by when n advances one iteration; nullopt where not affine.
-  auto step_of = [&](const Expr& e, const LoopNode& call) -> std::optional<int64_t> {
+  // Elements read `e` of `call` moves by per unit of iterator `iter`; nullopt where a
+  // subscript is not a plain affine one (read_offset would compute and check it).
+  auto moves_with = [&](const Expr& e, const LoopNode& call, int iter) -> std::optional<int64_t> {
     int64_t step = 0;
     for (size_t d = 0; d < e.args.size(); ++d) {
       const AccessConstraint* ac = nullptr;
       for (const AccessConstraint& c : stmt_->constraints)
         if (c.subscript == e.args[d].get()) ac = &c;
       std::optional<int64_t> stride = layout_.constant_stride(e.ref_id, d);
-      if (!ac || !ac->affine || ac->data_dependent || ac->guarded || !stride) return std::nullopt;
+      if (!ac || !ac->affine || ac->data_dependent || ac->guarded || !ac->rest.eval(shapes_.sizes) || !stride)
+        return std::nullopt;
       for (auto [idx, coef] : ac->coefs) {
-        std::optional<int64_t> moves = iter_coefficient(call.args[size_t(idx)], n.iter);
+        std::optional<int64_t> moves = iter_coefficient(call.args[size_t(idx)], iter);
         if (!moves) return std::nullopt;
-        step += coef * *moves * n.stride * *stride;
+        step += coef * *moves * *stride;
       }
     }
     return step;
   };
+  // What one iteration of n fetches for read `e`: the distance the read moves per
+  // iteration, at most the span the loops inside cover (a tile's row of 32 elements, not
+  // the tensor's row of 1024 its loop steps over); elements, 0 for nothing.
+  auto fetched = [&](const Expr& e, const LoopNode& call) -> int64_t {
+    std::optional<int64_t> step = moves_with(e, call, n.iter);
+    if (!step || *step <= 0) return 0;
+    int64_t span = 1;
+    for (const LoopNode* l : inner) {
+      std::optional<int64_t> moves = moves_with(e, call, l->iter), values = constant_span(l->init, l->upper);
+      if (!values)
+        if (auto bound = split_tile_bound(l->init, l->upper)) values = bound->span;
+      if (!moves || !values) return *step * n.stride;
+      span += std::llabs(*moves) * *values;
+    }
+    return std::min(*step * n.stride, span);
+  };
   std::function<void(const Expr&, const LoopNode&)> reads = [&](const Expr& e, const LoopNode& call) {
     if (e.kind == ExprKind::Access && e.ref != NameRef::Builtin) {
       int t = e.ref_id;
-      std::optional<int64_t> step = step_of(e, call);
-      if (!done[size_t(t)] && read_slot(t) == t && step && *step > 0) {
+      int64_t elements = done[size_t(t)] || read_slot(t) != t ? 0 : fetched(e, call);
+      if (elements > 0) {
         done[size_t(t)] = true;
-        int64_t bytes = *step * int64_t(scalar_type_bytes(def_.tensors[size_t(t)].type));
-        int64_t lines = std::min<int64_t>((bytes + 63) / 64, 64);
-        llvm::Value* first = B.CreateGEP(B.getInt8Ty(), element_ptr(t, read_offset(e, env), env),
-                                         B.getInt64(uint64_t(n.annot.fetch_ahead * bytes)));
+        int64_t elem = scalar_type_bytes(def_.tensors[size_t(t)].type);
+        int64_t step = *moves_with(e, call, n.iter) * n.stride * elem;
+        int64_t lines = std::min<int64_t>((elements * elem + 63) / 64, 64);
+        // A plain GEP: the address may lie past the tensor (the last iterations), which a
+        // prefetch may name.
+        llvm::Value* here = B.CreateGEP(mem_type(def_.tensors[size_t(t)].type), env.tensors[size_t(t)], read_offset(e, env));
+        llvm::Value* first = B.CreateGEP(B.getInt8Ty(), here, B.getInt64(uint64_t(n.annot.fetch_ahead * step)));
         // Read, used within a few iterations: kept near the core, not in the outer caches.
         for (int64_t l = 0; l < lines; ++l)
           B.CreateIntrinsic(llvm::Intrinsic::prefetch, {ptr_},
                             {B.CreateGEP(B.getInt8Ty(), first, B.getInt64(uint64_t(64 * l))), B.getInt32(0), B.getInt32(0), B.getInt32(1)});
       }
-      return;  // a subscript's own reads are data-dependent: not followed
+      return;  // a read inside a subscript makes this read's address depend on data: not fetched
     }
     for (const auto& a : e.args)
       if (a) reads(*a, call);
@@ -183,7 +208,9 @@ void Emitter::stream_ahead(const LoopNode& n, Env& env) {
       case LoopNode::Kind::For: {
         llvm::Value* saved = env.iters[size_t(c.iter)];
         env.iters[size_t(c.iter)] = as_int(lx(c.init, env));
+        inner.push_back(&c);
         for (const LoopNode& k : c.children) walk(k);
+        inner.pop_back();
         env.iters[size_t(c.iter)] = saved;
         return;
       }

@@ -83,6 +83,8 @@ constexpr int64_t kShortTrip = 8;
 
 bool is_long(const LoopNode& n) {
   std::optional<int64_t> span = constant_span(n.init, n.upper);
+  if (!span)  // a partial tile's loop is as long as its full tile's
+    if (auto bound = split_tile_bound(n.init, n.upper)) span = bound->span;
   return !span || *span / n.stride + 1 > kShortTrip;
 }
 

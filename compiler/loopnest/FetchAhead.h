@@ -1,6 +1,8 @@
 #pragma once
-// Decides which packed copies fetch their next box while the current one is used
-// (PackSite::ahead_iter): plain data both code writers follow.
+// Decides what the code fetches into the cache ahead of its use, as plain data: which
+// packed copies fetch their next box while the current one is used (PackSite::ahead_iter,
+// which both code writers follow), and which loops fetch their reads a few iterations on
+// (LoopAnnotation::fetch_ahead: the LLVM code's prefetches, a tag in the C text).
 //
 // A layer of mlp3 copies 16 boxes of 256 x 256 weights, each from memory, then runs
 // 80 µs of register tiles on it. On one core nothing overlaps the two: the copies were a
