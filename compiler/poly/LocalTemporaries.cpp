@@ -56,8 +56,10 @@ isl::schedule_node place(PolyJob& job, int t, const isl::union_map& accesses, co
     // marked subtree in pieces, a buffer for each, and log_softmax read its row maximum
     // from one nothing had written. Bands further down may still hold every access.
     isl::schedule_node_band band = node.child(0).as<isl::schedule_node_band>();
+    std::vector<int> ids = band_mark_ids(mark_name(node));
     bool loops = false;
-    for (int i = 0, n = int(isl_schedule_node_band_n_member(band.get())); i < n; ++i) loops = loops || band_member_span(band, i, &job.context) != 1;
+    for (size_t i = 0; i < ids.size(); ++i)
+      loops = loops || (!job.loops[ids[i]].fixed && band_member_span(band, int(i), &job.context) != 1);
     isl::schedule_node inside = node.child(0).child(0);
     auto prefix = isl::manage(isl_schedule_node_get_prefix_schedule_union_map(inside.get()));
     if (loops && private_to_iteration(job, t, prefix, accesses)) {

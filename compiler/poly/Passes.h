@@ -36,9 +36,10 @@ void mark_cpu_loops(PolyJob& job);
 // pack<k> mark `depth` loops into each tiled band that reads the tensor, splitting the
 // band there).
 void pack_tensors(PolyJob& job);
-// local (CPU target). Reads: schedule, reads, writes, the initial schedule. Changes:
-// schedule (a local pack<k> mark inside the outermost band whose iterations each touch
-// their own part of a temporary, written before it is read), packs (the local requests).
+// local (CPU target). Reads: schedule, reads, writes, the initial schedule, loops,
+// context. Changes: schedule (a local pack<k> mark inside the outermost band that loops,
+// whose iterations each touch their own part of a temporary, written before it is read),
+// packs (the local requests).
 void localize_temporaries(PolyJob& job);
 // ast (poly/PolyJob.h build_loop_nest). Reads: schedule, loops, context. Builds the
 // LoopNest from isl's AST of a copy of the schedule without the band members that scan one
