@@ -289,14 +289,16 @@ void measure(const Workload& w, int threads, int rounds, bool quick, tcs::Thread
     if (auto kernel = def.compile_json(json, &error)) cs.push_back({kOneThreadPickAgain, "", ours_on(kernel, alone)});
     else note(w, threads, "the 1-thread pick refused: " + error);
   }
+  // The tuner's best may be the grid's pick: one program, then timed once (as the grid's),
+  // since a second timing of it would differ from the first by the host's noise alone.
+  bool tuned_is_grid_pick = false;
   if (!g_tuned.empty()) {
     std::string why, json = def.tuned_json(g_tuned, threads, &why), error;
-    auto kernel = json.empty() ? nullptr : def.compile_json(json, &error);
+    tuned_is_grid_pick = best_kernel && BenchDef::same_options(json, best_json);
+    auto kernel = json.empty() || tuned_is_grid_pick ? nullptr : def.compile_json(json, &error);
     if (json.empty()) note(w, threads, "tuned: " + why);
+    else if (tuned_is_grid_pick) note(w, threads, "tcs tuned: the grid's pick, timed once");
     else if (!kernel) note(w, threads, "tuned options refused: " + error);
-    // The tuner's best is the grid's pick: one program, timed once, since a second timing
-    // of it would differ from the first by the host's noise alone.
-    else if (BenchDef::same_options(json, best_json)) cs.push_back({"tcs tuned", one_line(json), nullptr});
     else cs.push_back({"tcs tuned", one_line(json), ours(kernel)});
   }
 
@@ -307,7 +309,6 @@ void measure(const Workload& w, int threads, int rounds, bool quick, tcs::Thread
   double cli_ms = INFINITY;
   for (int r = 0; r < rounds; ++r) {
     for (Contender& c : cs) {
-      if (!c.call) continue;
       std::this_thread::sleep_for(std::chrono::milliseconds(100));  // let other threads settle
       c.best_ms = std::min(c.best_ms, time_cold(c.call, slots, quick ? 3 : 10, quick ? 0.1 : 0.25));
       if (r == 0) c.error = slots.error_of(c.call);
@@ -315,12 +316,12 @@ void measure(const Workload& w, int threads, int rounds, bool quick, tcs::Thread
     if (triad) triad_gbs = std::max(triad_gbs, triad->gbs(pool, quick));
     if (threads == 1) cli_ms = std::min(cli_ms, cli_median_ms(w, quick));
   }
-  for (Contender& c : cs)
-    if (!c.call && c.impl == "tcs tuned") {
-      const Contender& grid_pick = *std::find_if(cs.begin(), cs.end(), [](const Contender& g) { return g.impl == "tcs grid best"; });
-      c.best_ms = grid_pick.best_ms, c.error = grid_pick.error;
-      note(w, threads, "tcs tuned: the grid's pick, timed once");
-    }
+  auto grid_pick = std::find_if(cs.begin(), cs.end(), [](const Contender& c) { return c.impl == "tcs grid best"; });
+  if (tuned_is_grid_pick && grid_pick != cs.end()) {
+    Contender same = *grid_pick;
+    same.impl = "tcs tuned";
+    cs.push_back(same);
+  }
   if (threads == 1) cs.push_back({"tcs run --repeat", "", nullptr, cli_ms, 0.0});
   for (const Contender& c : cs) {
     int on = c.impl == kOneThreadPickAgain ? 1 : threads;
