@@ -144,54 +144,48 @@ void Emitter::stream_ahead(const LoopNode& n, Env& env) {
   std::vector<const LoopNode*> inner;  // the loops between n and the call, outer first
   const SemaStmt* saved_stmt = stmt_;
   std::vector<llvm::Value*> saved_args = env.stmt_args;
-  // Elements read `e` of `call` moves by per unit of iterator `iter`; nullopt where a
-  // subscript is not a plain affine one (read_offset would compute and check it).
-  auto moves_with = [&](const Expr& e, const LoopNode& call, int iter) -> std::optional<int64_t> {
-    int64_t step = 0;
-    for (size_t d = 0; d < e.args.size(); ++d) {
+  // Whether read_offset computes e's address with nothing checked at run time: every
+  // subscript affine, its constant part known.
+  auto plain = [&](const Expr& e) {
+    for (const auto& s : e.args) {
       const AccessConstraint* ac = nullptr;
       for (const AccessConstraint& c : stmt_->constraints)
-        if (c.subscript == e.args[d].get()) ac = &c;
-      std::optional<int64_t> stride = layout_.constant_stride(e.ref_id, d);
-      if (!ac || !ac->affine || ac->data_dependent || ac->guarded || !ac->rest.eval(shapes_.sizes) || !stride)
-        return std::nullopt;
-      for (auto [idx, coef] : ac->coefs) {
-        std::optional<int64_t> moves = iter_coefficient(call.args[size_t(idx)], iter);
-        if (!moves) return std::nullopt;
-        step += coef * *moves * *stride;
-      }
+        if (c.subscript == s.get()) ac = &c;
+      if (!ac || !ac->affine || ac->data_dependent || ac->guarded || !ac->rest.eval(shapes_.sizes)) return false;
     }
-    return step;
+    return true;
   };
-  // What one iteration of n fetches for read `e`: the distance the read moves per
-  // iteration, at most the span the loops inside cover (a tile's row of 32 elements, not
-  // the tensor's row of 1024 its loop steps over); elements, 0 for nothing.
-  auto fetched = [&](const Expr& e, const LoopNode& call) -> int64_t {
-    std::optional<int64_t> step = moves_with(e, call, n.iter);
-    if (!step || *step <= 0) return 0;
+  // Elements read `e` of `call` moves by per unit of iterator `iter`.
+  auto moves_with = [&](const Expr& e, const LoopNode& call, int iter) {
+    std::vector<std::optional<int64_t>> darg;
+    for (const LExpr& a : call.args) darg.push_back(iter_coefficient(a, iter));
+    return read_stride(e, darg);
+  };
+  // Elements the loops inside n cover along read `e` (a tile's row of 32, not the tensor's
+  // row of 1024 n steps over); nullopt where not known.
+  auto covered = [&](const Expr& e, const LoopNode& call) -> std::optional<int64_t> {
     int64_t span = 1;
     for (const LoopNode* l : inner) {
-      std::optional<int64_t> moves = moves_with(e, call, l->iter), values = constant_span(l->init, l->upper);
-      if (!values)
-        if (auto bound = split_tile_bound(l->init, l->upper)) values = bound->span;
-      if (!moves || !values) return *step * n.stride;
+      std::optional<int64_t> moves = moves_with(e, call, l->iter), values = full_span(*l);
+      if (!moves || !values) return std::nullopt;
       span += std::llabs(*moves) * *values;
     }
-    return std::min(*step * n.stride, span);
+    return span;
   };
   std::function<void(const Expr&, const LoopNode&)> reads = [&](const Expr& e, const LoopNode& call) {
     if (e.kind == ExprKind::Access && e.ref != NameRef::Builtin) {
       int t = e.ref_id;
-      int64_t elements = done[size_t(t)] || read_slot(t) != t ? 0 : fetched(e, call);
-      if (elements > 0) {
+      std::optional<int64_t> moves = done[size_t(t)] || read_slot(t) != t || !plain(e) ? std::nullopt : moves_with(e, call, n.iter);
+      if (moves && *moves > 0) {
         done[size_t(t)] = true;
+        // One iteration's move, at most what the loops inside read.
+        int64_t step = *moves * n.stride, elements = std::min(step, covered(e, call).value_or(step));
         int64_t elem = scalar_type_bytes(def_.tensors[size_t(t)].type);
-        int64_t step = *moves_with(e, call, n.iter) * n.stride * elem;
         int64_t lines = std::min<int64_t>((elements * elem + 63) / 64, 64);
         // A plain GEP: the address may lie past the tensor (the last iterations), which a
         // prefetch may name.
         llvm::Value* here = B.CreateGEP(mem_type(def_.tensors[size_t(t)].type), env.tensors[size_t(t)], read_offset(e, env));
-        llvm::Value* first = B.CreateGEP(B.getInt8Ty(), here, B.getInt64(uint64_t(n.annot.fetch_ahead * step)));
+        llvm::Value* first = B.CreateGEP(B.getInt8Ty(), here, B.getInt64(uint64_t(n.annot.fetch_ahead * step * elem)));
         // Read, used within a few iterations: kept near the core, not in the outer caches.
         for (int64_t l = 0; l < lines; ++l)
           B.CreateIntrinsic(llvm::Intrinsic::prefetch, {ptr_},

@@ -93,4 +93,10 @@ std::optional<TileBound> split_tile_bound(const LExpr& init, const LExpr& upper)
   return std::nullopt;
 }
 
+std::optional<int64_t> full_span(const LoopNode& n) {
+  if (std::optional<int64_t> span = constant_span(n.init, n.upper)) return span;
+  if (std::optional<TileBound> bound = split_tile_bound(n.init, n.upper)) return bound->span;
+  return std::nullopt;
+}
+
 }  // namespace tcs

@@ -23,4 +23,7 @@ struct TileBound {
 };
 std::optional<TileBound> split_tile_bound(const LExpr& init, const LExpr& upper);
 
+// The loop's span at its longest: constant_span, or a partial tile's full tile span.
+std::optional<int64_t> full_span(const LoopNode& n);
+
 }  // namespace tcs

@@ -20,9 +20,7 @@ std::optional<int64_t> tile_calls(const std::vector<LoopNode>& nodes) {
           here = 1;
           break;
         }
-        std::optional<int64_t> span = constant_span(n.init, n.upper);
-        if (!span)
-          if (auto bound = split_tile_bound(n.init, n.upper)) span = bound->span;
+        std::optional<int64_t> span = full_span(n);
         std::optional<int64_t> inner = tile_calls(n.children);
         if (!span || *span < 0 || !inner) return std::nullopt;
         here = (*span / n.stride + 1) * *inner;
@@ -82,9 +80,7 @@ void visit(const LoopNode& n, std::vector<const LoopNode*>& loops, LoopNest& nes
 constexpr int64_t kShortTrip = 8;
 
 bool is_long(const LoopNode& n) {
-  std::optional<int64_t> span = constant_span(n.init, n.upper);
-  if (!span)  // a partial tile's loop is as long as its full tile's
-    if (auto bound = split_tile_bound(n.init, n.upper)) span = bound->span;
+  std::optional<int64_t> span = full_span(n);  // a partial tile's loop is as long as its full tile's
   return !span || *span / n.stride + 1 > kShortTrip;
 }
 
