@@ -19,8 +19,9 @@
 // iterate on a few; the full list is what PERFORMANCE.md records.
 // --tuned DB: also "tcs tuned", the tuning cache's best for each kernel on this machine,
 // with its targets (issue 13). --tune TRIALS first tunes every selected kernel into DB
-// with `tcstudio-cli tune`, once per thread count (at most TRIALS trials and 10 minutes
-// each; tuning resumes, so a second run adds to what the first found).
+// with `tcstudio-cli tune`, once per thread count, starting from the grid's hand sets (at
+// most TRIALS trials and 10 minutes each; tuning resumes, so a second run adds to what
+// the first found).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -352,11 +353,22 @@ struct Row {
 
 // Tunes one kernel into the --tuned cache with the product's own command, for each
 // thread count the benchmark runs, timed with cold caches as this benchmark times every
-// contender (results are kept per thread count and per way of timing).
+// contender (results are kept per thread count and per way of timing). The grid's hand
+// sets are its starting options, as a user would hand theirs in: the search goes on from
+// what is known to be good instead of rediscovering it.
 void tune_first(const Workload& w, int trials) {
+  std::vector<std::string> starts;
+  for (const std::string& json : w.grid) {
+    char path[] = "/tmp/tcs_bench_start_XXXXXX";
+    int fd = ::mkstemp(path);
+    if (fd < 0 || ::write(fd, json.data(), json.size()) != ssize_t(json.size())) std::fprintf(stderr, "cannot write %s\n", path);
+    if (fd >= 0) ::close(fd);
+    starts.push_back(path);
+  }
   for (int threads : {1, 2}) {
     std::string cmd = "'" + std::string(TCS_CLI_BINARY) + "' tune '" + w.dir + "/" + w.file + "'";
     for (const auto& [name, v] : w.sizes) cmd += " --size " + name + "=" + std::to_string(v);
+    for (const std::string& path : starts) cmd += " --start " + path;
     cmd += " --db '" + g_tuned + "' --threads " + std::to_string(threads) + " --trials " + std::to_string(trials) +
            " --time-limit 600 --cold 2>&1";
     std::fprintf(stderr, "tuning %s on %d thread(s) (at most %d trials, 10 minutes)...\n", w.name.c_str(), threads, trials);
@@ -368,6 +380,7 @@ void tune_first(const Workload& w, int trials) {
     if (pclose(p) != 0) std::fprintf(stderr, "tuning %s failed\n", w.name.c_str());
     std::printf("Tuned %s, %dt: %s", w.name.c_str(), threads, last.c_str());
   }
+  for (const std::string& path : starts) ::unlink(path.c_str());
 }
 
 int parent(const char* self, int rounds, bool quick, int tune_trials) {

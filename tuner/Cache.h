@@ -31,7 +31,7 @@ std::optional<TrialStatus> trial_status_from_name(std::string_view name);
 // One candidate measured once.
 struct Trial {
   std::string options_json;     // mapping options; stored in their canonical form
-  std::string origin = "user";  // preset, "sketch: NAME", random, mutation, crossover, user, imported
+  std::string origin = "user";  // start, preset, "sketch: NAME", random, mutation, crossover, user, imported
   int round = 0;
   std::optional<double> predicted;  // the cost model's score when it was chosen
   TrialStatus status = TrialStatus::Ok;

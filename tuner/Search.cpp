@@ -41,8 +41,13 @@ bool SearchSpace::admit(MappingOptions o, std::string origin, std::vector<Candid
   return true;
 }
 
-std::vector<Candidate> SearchSpace::presets() {
+std::vector<Candidate> SearchSpace::presets(const std::vector<std::string>& start) {
   std::vector<Candidate> out;
+  for (const std::string& json : start) {
+    auto o = kernel_options(*kernel_->def, OptionsChoice{"", json}, &kernel_->shapes);
+    if (o) admit(*o, "start", out);
+    else ++rejected;
+  }
   for (const std::string& name : mapping_preset_names()) {
     if (name == "naive") continue;  // the baseline every other choice beats
     auto o = kernel_options(*kernel_->def, OptionsChoice{name, ""}, &kernel_->shapes);

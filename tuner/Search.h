@@ -19,7 +19,7 @@ namespace tcs::tuner {
 struct Candidate {
   MappingOptions options;
   std::string json;    // canonical
-  std::string origin;  // preset, "sketch: NAME" (which one), random, mutation, crossover
+  std::string origin;  // start, preset, "sketch: NAME" (which one), random, mutation, crossover
 };
 
 class SearchSpace {
@@ -31,8 +31,9 @@ class SearchSpace {
   int same_program = 0;        // valid proposals whose program was measured or queued already
 
   const SketchSpace& sketches() const { return sketches_; }
-  // The presets this kernel accepts, not seen before.
-  std::vector<Candidate> presets();
+  // The first candidates, not seen before: the caller's starting options (canonical JSON;
+  // those this kernel refuses are counted as rejected), then the presets it accepts.
+  std::vector<Candidate> presets(const std::vector<std::string>& start = {});
   // `count` new candidates: about epsilon of them fresh samples of a random sketch (a few
   // of those drawn from the whole table instead), the rest moves on `parents` (canonical
   // JSON, fitter first); samples when there are no parents. Fewer when the space seems

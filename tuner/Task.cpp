@@ -29,7 +29,11 @@ std::string settings_json(const TuneSettings& s) {
   w.field("remeasure", s.remeasure);
   w.field("overlap", s.overlap);
   w.field("cold", s.cold);
-  w.field("search", "presets, then sketch samples and moves on the fastest (tile sizes from factorisations); a model-scored population of 4x the batch plus one generation bred from its best predicted");
+  w.key("start");
+  w.begin_array();
+  for (const std::string& json : s.start) w.value(json);
+  w.end_array();
+  w.field("search", "the starting options and presets, then sketch samples and moves on the fastest (tile sizes from factorisations); a model-scored population of 4x the batch plus one generation bred from its best predicted");
   w.end_object();
   return w.str();
 }
@@ -58,6 +62,7 @@ Status Task::start() {
   auto session = cache_.begin_session(workload_, target_, settings_.seed, settings_json(settings_), settings_.app_version);
   if (!session) return session.failure();
   session_ = *session;
+  queued_ = space_.presets(settings_.start);
   auto fastest = cache_.fastest(workload_, target_, 16);
   if (!fastest) return fastest.failure();
   fastest_ = *fastest;
@@ -100,7 +105,8 @@ std::vector<std::optional<Task::Lowered>> Task::lower(const std::vector<Candidat
   return out;
 }
 
-// The round's candidates: the presets first in a task's first round; then, without a
+// The round's candidates: the starting options and the presets first, as many rounds as
+// they fill; then, without a
 // model, the draws as they come. With one, an evolution scored by the model (Ansor's, in
 // small): a population of four times what is needed bred from the measured fastest, then
 // one more generation bred from the population's best predicted; the round measures the
@@ -108,13 +114,14 @@ std::vector<std::optional<Task::Lowered>> Task::lower(const std::vector<Candidat
 // Features, scores and programs of the chosen are kept in features_, scores_ and
 // programs_chosen_.
 std::vector<Candidate> Task::choose(int want) {
-  std::vector<Candidate> batch = progress_.round == 0 ? space_.presets() : std::vector<Candidate>{};
-  if (int(batch.size()) > want) batch.resize(size_t(want));
+  long first = std::min<long>(want, long(queued_.size()));
+  std::vector<Candidate> batch(std::make_move_iterator(queued_.begin()), std::make_move_iterator(queued_.begin() + first));
+  queued_.erase(queued_.begin(), queued_.begin() + first);
   features_.clear();
   scores_.clear();
   programs_chosen_.clear();
-  // Presets that make a program measured already, or another preset's, are left out; one
-  // the compiler refuses is measured, to record why.
+  // Starting options and presets that make a program measured already, or another one's,
+  // are left out; one the compiler refuses is measured, to record why.
   std::vector<std::optional<Lowered>> preset_lowered = lower(batch);
   std::vector<Candidate> presets;
   for (size_t i = 0; i < batch.size(); ++i) {

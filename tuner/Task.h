@@ -69,6 +69,7 @@ class Task {
   Learner learner_;
   std::mt19937_64 rng_;
   int64_t session_ = 0;
+  std::vector<Candidate> queued_;  // the starting options and presets not yet measured, measured first
   std::vector<std::pair<std::string, double>> fastest_;  // options, median ms; fastest first
   std::vector<std::pair<int, double>> history_;           // after each round: trials, best ms
   int quiet_rounds_ = 0;

@@ -145,20 +145,26 @@ std::variant<MappingOptions, int> mapping_options_from_args(const ParsedArgs& ar
       return *o;
     }
   }
-  if (file) {
-    std::ifstream in(*file, std::ios::binary);
-    if (!in) {
-      std::cerr << "error: cannot read options file '" << *file << "'\n";
-      return kUserError;
-    }
-    std::stringstream text;
-    text << in.rdbuf();
-    choice.json = text.str();
-  }
-  // An empty file is a JSON error, not "no options".
-  auto o = file && choice.json.empty() ? mapping_options_from_json("") : kernel_options(*k.def, choice, &k.shapes);
+  if (file) return options_from_file(*file);
+  auto o = kernel_options(*k.def, choice, &k.shapes);
   if (!o) {
-    std::cerr << "error: " << (file ? *file + ": " : std::string()) << o.error() << "\n";
+    std::cerr << "error: " << o.error() << "\n";
+    return kUserError;
+  }
+  return *o;
+}
+
+std::variant<MappingOptions, int> options_from_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    std::cerr << "error: cannot read options file '" << path << "'\n";
+    return kUserError;
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  auto o = mapping_options_from_json(text.str());  // an empty file is a JSON error, not "no options"
+  if (!o) {
+    std::cerr << "error: " << path << ": " << o.error() << "\n";
     return kUserError;
   }
   return *o;

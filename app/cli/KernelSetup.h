@@ -36,6 +36,9 @@ std::variant<CliKernel, int> kernel_setup(const ParsedArgs& args, const char* co
 // this machine, saying on stderr which record it used or that it fell back to the
 // default); default: the "default" preset for the kernel.
 std::variant<MappingOptions, int> mapping_options_from_args(const ParsedArgs& args, const KernelSetup& k);
+// An options file as --options takes it (compile --emit options writes one); reports a
+// file that cannot be read or holds bad options, naming it.
+std::variant<MappingOptions, int> options_from_file(const std::string& path);
 
 // --db PATH, or the default tuning cache file.
 std::string cache_path_from_args(const ParsedArgs& args);

@@ -24,7 +24,7 @@ static const char* kTuneHelp = R"(usage: tcstudio-cli tune FILE.tc [--entry NAME
                         [--size-set "NAME=INT ..." ...] [--db PATH]
                         [--trials N] [--time-limit SEC] [--seed S] [--batch N]
                         [--threads N] [--timeout SEC] [--patience ROUNDS] [--cold]
-                        [--no-overlap] [--json]
+                        [--no-overlap] [--start FILE.json ...] [--json]
 
 Searches mapping options for a kernel at its sizes on this machine and keeps every
 measurement in the tuning cache (--db PATH, default ~/.local/share/tcstudio/cache.sqlite).
@@ -50,6 +50,8 @@ everything measured.
                     kept apart from warm results, and run --best --cold prefers them
   --no-overlap      compile one candidate at a time (by default candidates are compiled
                     and checked on every core at once, between timings; each is timed alone)
+  --start FILE.json options to start from (as --options takes them; repeatable): measured
+                    first, before the presets, unless the cache has measured their program
   --json            the result as JSON on stdout instead of the summary
 Then: tcstudio-cli run FILE.tc --best (and compile, export) use the winner.
 )";
@@ -182,6 +184,7 @@ int command_tune(const std::vector<std::string>& argv) {
                                {"patience", true},
                                {"cold", false},
                                {"no-overlap", false},
+                               {"start", true, true},
                                {"json", false}},
                               "tune", kTuneHelp);
   if (auto* code = std::get_if<int>(&parsed)) return *code;
@@ -206,6 +209,11 @@ int command_tune(const std::vector<std::string>& argv) {
   if (auto v = args.get("seed"); v && !parse_number(*v, s.seed)) {
     std::cerr << "tcstudio-cli tune: --seed takes an unsigned integer, not '" << *v << "'\n";
     return kUsageError;
+  }
+  for (const std::string& file : args.all("start")) {
+    auto o = options_from_file(file);
+    if (auto* code = std::get_if<int>(&o)) return *code;
+    s.start.push_back(mapping_options_to_json(std::get<MappingOptions>(o)));
   }
   std::vector<KernelSetup> kernels;
   if (int code = tune_setups(args, kernels); code != kSuccess) return code;

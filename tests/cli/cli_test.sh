@@ -172,6 +172,15 @@ expect 0 'session 2 of rowsum \(M=8 N=64\)' -- \
   tune "$work/two.tc" --trials 8 --batch 4 --threads 1 --db "$work/two.sqlite"
 expect 0 'session 4 of scale \(N=128\)' -- \
   tune "$work/two.tc" --entry scale --size-set N=32 --size-set 'N=128' --trials 8 --batch 4 --threads 1 --db "$work/two.sqlite"
+# starting options: measured in the first round, named in the cache; a bad file is named
+printf '{"tile": [8, 4, 16], "registerTile": [2, 4]}' >"$work/start.json"
+printf '{"tile": [8,' >"$work/start_bad.json"
+expect 0 'session 1 of matmul' -- tune "$examples/matmul.tc" --size M=12 --size K=8 --size N=10 --trials 2 --batch 2 \
+  --threads 1 --db "$work/start.sqlite" --start "$work/start.json"
+start_key=$("$cli" cache list --db "$work/start.sqlite" --json | grep -oE '"key":"[0-9a-f]{16}"' | head -1 | cut -d'"' -f4)
+expect 0 'start +tile=\[8, 4, 16\] registerTile=\[2, 4\]' -- cache show "$start_key" --db "$work/start.sqlite"
+expect 1 'start_bad.json: options: line 1, column 13: unexpected end' -- tune "$examples/matmul.tc" --start "$work/start_bad.json" --db "$db"
+expect 1 "cannot read options file '.*none.json'" -- tune "$examples/matmul.tc" --start "$work/none.json" --db "$db"
 expect 2 '--size-set takes NAME=INT' -- tune "$work/two.tc" --size-set 'N=x' --db "$work/two.sqlite"
 expect 2 '--trials takes a whole number' -- tune "$examples/matmul.tc" --trials 0 --db "$db"
 expect 2 '--patience takes a whole number from 0' -- tune "$examples/matmul.tc" --patience -1 --db "$db"
