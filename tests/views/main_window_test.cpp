@@ -8,11 +8,13 @@
 #include <QPushButton>
 #include <QRadioButton>
 #include <QDir>
+#include <QDockWidget>
 #include <QLineEdit>
 #include <QListView>
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QSettings>
+#include <QSpinBox>
 #include <QStandardPaths>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -212,6 +214,34 @@ class MainWindowTest : public QObject {
     QVERIFY(w.code_view(MainWindow::CPane)->lines() < lines_before);
     QVERIFY(!w.code_view(MainWindow::CPane)->text().startsWith("//"));
     hide->setChecked(false);
+  }
+
+  // A field the options table grew shows up in the panel by itself: a pooling's default
+  // fetches its rows ahead, the panel says so, and the C text tags the loop.
+  void a_pooling_shows_its_fetch_distance() {
+    MainWindow w(QStringLiteral(TCS_EXAMPLES_DIR));
+    w.resize(1600, 950);
+    QVERIFY(w.open_file(QStringLiteral(TCS_EXAMPLES_DIR) + "/maxpool.tc"));
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(wait_idle(w));
+    auto* fetch = qobject_cast<QSpinBox*>(w.options()->field_widget("cpu.fetchAhead"));
+    QVERIFY(fetch);
+    QCOMPARE(fetch->value(), 4);
+    // The example's output rows (8 wide) are too short to fetch ahead; rows of 32 are not.
+    for (int r = 0; r < w.sizes()->rowCount(); ++r)
+      if (w.sizes()->index(r, 0).data().toString() == "W")
+        QVERIFY(w.sizes()->setData(w.sizes()->index(r, SizesModel::ValueColumn), 64));
+    QTRY_VERIFY_WITH_TIMEOUT(w.code_view(MainWindow::CPane)->text().contains("fetch-ahead(4)"), kWaitMs);
+    QVERIFY(wait_idle(w));
+    w.findChild<QDockWidget*>("kernelDock")->raise();
+    screenshot(&w, "options_maxpool");
+    fetch->setValue(0);
+    QCOMPARE(w.options()->preset_box()->currentText(), QStringLiteral("custom"));
+    QTRY_VERIFY_WITH_TIMEOUT(w.outcome() && w.outcome()->options_json.find("\"fetchAhead\": 0") != std::string::npos,
+                             kWaitMs);
+    QVERIFY(wait_idle(w));
+    QVERIFY(!w.code_view(MainWindow::CPane)->text().contains("fetch-ahead("));
   }
 
   void run_with_check_reports_time_and_error() {
