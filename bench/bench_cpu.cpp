@@ -278,7 +278,9 @@ void measure(const Workload& w, int threads, int rounds, bool quick, tcs::Thread
   if (screened.size() > 3) screened.resize(3);
   for (Entry& e : screened) e.ms = time_cold(ours(e.kernel), slots, quick ? 3 : 10, quick ? 0.1 : 0.25);
   auto pick = std::min_element(screened.begin(), screened.end(), [](const Entry& a, const Entry& b) { return a.ms < b.ms; });
-  std::string best_json = pick == screened.end() ? "" : pick->json;
+  // On one line: the RESULT line carries it, and the parent hands it back, line by line,
+  // as the one-thread pick (a grid entry written over several lines broke both).
+  std::string best_json = pick == screened.end() ? "" : one_line(pick->json);
   std::shared_ptr<tcs::CpuKernel> best_kernel = pick == screened.end() ? nullptr : pick->kernel;
   if (best_kernel) cs.push_back({"tcs grid best", best_json, ours(best_kernel)});
   // The two-thread child also runs the one-thread child's pick on one thread, in the same
