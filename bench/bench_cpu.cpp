@@ -263,13 +263,13 @@ void measure(const Workload& w, int threads, int rounds, bool quick, tcs::Thread
     std::string error;
     auto kernel = def.compile_json(json, &error);
     if (!kernel) {
-      note(w, threads, "grid entry refused: " + json + ": " + error);
+      note(w, threads, "grid entry refused: " + one_line(json) + ": " + error);
       continue;
     }
     if (double e = slots.error_of(ours(kernel)); !(e < 1e-4)) {
       char buf[64];
       std::snprintf(buf, sizeof buf, "%.2e", e);
-      note(w, threads, "grid entry WRONG (error " + std::string(buf) + "): " + json);
+      note(w, threads, "grid entry WRONG (error " + std::string(buf) + "): " + one_line(json));
       continue;
     }
     screened.push_back({time_cold(ours(kernel), slots, 3, quick ? 0.02 : 0.05), json, kernel});
@@ -363,9 +363,11 @@ void tune_first(const Workload& w, int trials) {
   for (const std::string& json : w.grid) {
     char path[] = "/tmp/tcs_bench_start_XXXXXX";
     int fd = ::mkstemp(path);
-    if (fd < 0 || ::write(fd, json.data(), json.size()) != ssize_t(json.size())) std::fprintf(stderr, "cannot write %s\n", path);
-    if (fd >= 0) ::close(fd);
-    starts.push_back(path);
+    if (fd < 0) continue;
+    bool written = ::write(fd, json.data(), json.size()) == ssize_t(json.size());
+    ::close(fd);
+    if (written) starts.push_back(path);
+    else ::unlink(path), std::fprintf(stderr, "cannot write %s: tuning without that start\n", path);
   }
   for (int threads : {1, 2}) {
     std::string cmd = "'" + std::string(TCS_CLI_BINARY) + "' tune '" + w.dir + "/" + w.file + "'";
@@ -375,7 +377,7 @@ void tune_first(const Workload& w, int trials) {
            " --time-limit 600 --cold 2>&1";
     std::fprintf(stderr, "tuning %s on %d thread(s) (at most %d trials, 10 minutes)...\n", w.name.c_str(), threads, trials);
     FILE* p = popen(cmd.c_str(), "r");
-    if (!p) return;
+    if (!p) break;
     char buf[4096];
     std::string last;
     while (std::fgets(buf, sizeof buf, p)) last = buf, std::fputs(buf, stderr);

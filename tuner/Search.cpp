@@ -44,9 +44,9 @@ bool SearchSpace::admit(MappingOptions o, std::string origin, std::vector<Candid
 std::vector<Candidate> SearchSpace::presets(const std::vector<std::string>& start) {
   std::vector<Candidate> out;
   for (const std::string& json : start) {
-    auto o = kernel_options(*kernel_->def, OptionsChoice{"", json}, &kernel_->shapes);
+    auto o = mapping_options_from_json(json);
     if (o) admit(*o, "start", out);
-    else ++rejected;
+    else ++rejected;  // not options at all (the CLI refuses those first)
   }
   for (const std::string& name : mapping_preset_names()) {
     if (name == "naive") continue;  // the baseline every other choice beats

@@ -32,7 +32,7 @@ class SearchSpace {
 
   const SketchSpace& sketches() const { return sketches_; }
   // The first candidates, not seen before: the caller's starting options (canonical JSON;
-  // those this kernel refuses are counted as rejected), then the presets it accepts.
+  // one the compiler refuses is measured, to record why), then the presets it accepts.
   std::vector<Candidate> presets(const std::vector<std::string>& start = {});
   // `count` new candidates: about epsilon of them fresh samples of a random sketch (a few
   // of those drawn from the whole table instead), the rest moves on `parents` (canonical

@@ -114,27 +114,29 @@ std::vector<std::optional<Task::Lowered>> Task::lower(const std::vector<Candidat
 // Features, scores and programs of the chosen are kept in features_, scores_ and
 // programs_chosen_.
 std::vector<Candidate> Task::choose(int want) {
-  long first = std::min<long>(want, long(queued_.size()));
-  std::vector<Candidate> batch(std::make_move_iterator(queued_.begin()), std::make_move_iterator(queued_.begin() + first));
-  queued_.erase(queued_.begin(), queued_.begin() + first);
   features_.clear();
   scores_.clear();
   programs_chosen_.clear();
   // Starting options and presets that make a program measured already, or another one's,
-  // are left out; one the compiler refuses is measured, to record why.
-  std::vector<std::optional<Lowered>> preset_lowered = lower(batch);
-  std::vector<Candidate> presets;
-  for (size_t i = 0; i < batch.size(); ++i) {
-    if (preset_lowered[i] && !programs_.insert(preset_lowered[i]->program).second) {
-      ++space_.same_program;
-      continue;
+  // are left out (and more are taken from the queue); one the compiler refuses is
+  // measured, to record why.
+  std::vector<Candidate> batch;
+  while (int(batch.size()) < want && !queued_.empty()) {
+    long take = std::min<long>(want - long(batch.size()), long(queued_.size()));
+    std::vector<Candidate> next(std::make_move_iterator(queued_.begin()), std::make_move_iterator(queued_.begin() + take));
+    queued_.erase(queued_.begin(), queued_.begin() + take);
+    std::vector<std::optional<Lowered>> lowered = lower(next);
+    for (size_t i = 0; i < next.size(); ++i) {
+      if (lowered[i] && !programs_.insert(lowered[i]->program).second) {
+        ++space_.same_program;
+        continue;
+      }
+      batch.push_back(std::move(next[i]));
+      features_.push_back(lowered[i] ? lowered[i]->rows : FeatureRows{});
+      scores_.push_back(std::nullopt);
+      programs_chosen_.push_back(lowered[i] ? lowered[i]->program : "");
     }
-    presets.push_back(std::move(batch[i]));
-    features_.push_back(preset_lowered[i] ? preset_lowered[i]->rows : FeatureRows{});
-    scores_.push_back(std::nullopt);
-    programs_chosen_.push_back(preset_lowered[i] ? preset_lowered[i]->program : "");
   }
-  batch = std::move(presets);
   // Parents: the fastest measured, or in a fresh first round the presets themselves.
   std::vector<std::string> parents;
   for (const auto& [options, ms] : fastest_) parents.push_back(options);
@@ -288,7 +290,9 @@ Expected<bool> Task::round(int want, const std::atomic<bool>* cancel,
   if (!fastest) return fastest.failure();
   fastest_ = *fastest;
   bool gained = p.best_ms && (!best_before || *p.best_ms < *best_before * 0.99);
-  quiet_rounds_ = gained ? 0 : quiet_rounds_ + 1;
+  // Patience counts from the round that takes the last of the starting options and
+  // presets: those were asked for, whatever they gain.
+  quiet_rounds_ = gained || !queued_.empty() ? 0 : quiet_rounds_ + 1;
   if (p.best_ms) history_.push_back({p.trials, *p.best_ms});
   ++p.round;
   if (settings_.patience_rounds <= 0 || quiet_rounds_ < settings_.patience_rounds) return true;

@@ -51,7 +51,8 @@ everything measured.
   --no-overlap      compile one candidate at a time (by default candidates are compiled
                     and checked on every core at once, between timings; each is timed alone)
   --start FILE.json options to start from (as --options takes them; repeatable): measured
-                    first, before the presets, unless the cache has measured their program
+                    first, before the presets, unless the cache has measured their program;
+                    tried on every kernel tuned (use --entry for a file of several defs)
   --json            the result as JSON on stdout instead of the summary
 Then: tcstudio-cli run FILE.tc --best (and compile, export) use the winner.
 )";

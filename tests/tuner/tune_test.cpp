@@ -428,6 +428,46 @@ TEST(Tune, PatienceStopsAKernelThatStopsGainingAndZeroNever) {
   EXPECT_EQ(second->progress.trials, 15);
 }
 
+// Options the user starts from are measured first, as many rounds as they fill, before the
+// search breeds anything (only the room the last of them leaves), and patience waits for
+// them: here a second session, whose rounds start from the first's best, with patience 1.
+TEST(Tune, StartingOptionsComeFirstAndPatienceWaitsForThem) {
+  Fixture f;
+  auto cache = TuningCache::open(f.db());
+  ASSERT_TRUE(cache) << cache.error();
+  TuneSettings s = quick({TCS_CLI, "worker"}, 10);
+  s.batch = 2;
+  s.patience_rounds = 0;
+  ASSERT_TRUE(tune(**cache, f.kernel, s));
+  s.trials = 12;
+  s.patience_rounds = 1;
+  for (const char* tile : {"[8, 8, 8]", "[16, 8, 8]", "[8, 16, 8]", "[24, 8, 16]"}) {
+    auto o = mapping_options_from_json(std::string(R"({"outerScheduleFusionStrategy": "Min", "tile": )") + tile + "}");
+    ASSERT_TRUE(o) << o.error();
+    s.start.push_back(mapping_options_to_json(*o));
+  }
+  auto result = tune(**cache, f.kernel, s);
+  ASSERT_TRUE(result) << result.error();
+  sqlite3* h = nullptr;
+  ASSERT_EQ(sqlite3_open_v2(f.db().c_str(), &h, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+  sqlite3_stmt* st = nullptr;
+  sqlite3_prepare_v2(h, "SELECT c.origin, c.round FROM candidates c JOIN measurements m USING(candidate_id) WHERE m.session_id = ?1",
+                     -1, &st, nullptr);
+  sqlite3_bind_int64(st, 1, result->session);
+  int starts = 0, last_start_round = -1, first_other_round = 1 << 30;
+  while (sqlite3_step(st) == SQLITE_ROW) {
+    std::string origin = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
+    int round = sqlite3_column_int(st, 1);
+    if (origin == "start") ++starts, last_start_round = std::max(last_start_round, round);
+    else first_other_round = std::min(first_other_round, round);
+  }
+  sqlite3_finalize(st);
+  sqlite3_close(h);
+  EXPECT_EQ(starts, 4) << "stopped: " << result->stopped_because;
+  EXPECT_EQ(last_start_round, 1) << "four starts in batches of two take two rounds";
+  EXPECT_GE(first_other_round, last_start_round) << "nothing else is measured while starts wait";
+}
+
 // The cache's best record is timed in turns beside the session's finalists. A record an
 // earlier session found (here options this session never samples, faster than all it
 // measures, with a figure from a calmer moment no trial can beat) stays the best, and its
