@@ -106,11 +106,10 @@ std::vector<std::optional<Task::Lowered>> Task::lower(const std::vector<Candidat
 }
 
 // The round's candidates: the starting options and the presets first, as many rounds as
-// they fill; then, without a
-// model, the draws as they come. With one, an evolution scored by the model (Ansor's, in
-// small): a population of four times what is needed bred from the measured fastest, then
-// one more generation bred from the population's best predicted; the round measures the
-// best predicted of all plus a random few. Those not chosen may be drawn again later.
+// they fill; then, without a model, the draws as they come. With one, an evolution scored
+// by the model (Ansor's, in small): a population of four times what is needed bred from
+// the measured fastest, then one more generation bred from the population's best
+// predicted; the round measures the best predicted of all plus a random few. Those not chosen may be drawn again later.
 // Features, scores and programs of the chosen are kept in features_, scores_ and
 // programs_chosen_.
 std::vector<Candidate> Task::choose(int want) {
