@@ -41,13 +41,14 @@ bool SearchSpace::admit(MappingOptions o, std::string origin, std::vector<Candid
   return true;
 }
 
-std::vector<Candidate> SearchSpace::presets(const std::vector<std::string>& start) {
+std::vector<Candidate> SearchSpace::starts(const std::vector<MappingOptions>& start) {
   std::vector<Candidate> out;
-  for (const std::string& json : start) {
-    auto o = mapping_options_from_json(json);
-    if (o) admit(*o, "start", out);
-    else ++rejected;  // not options at all (the CLI refuses those first)
-  }
+  for (const MappingOptions& o : start) admit(o, "start", out);
+  return out;
+}
+
+std::vector<Candidate> SearchSpace::presets() {
+  std::vector<Candidate> out;
   for (const std::string& name : mapping_preset_names()) {
     if (name == "naive") continue;  // the baseline every other choice beats
     auto o = kernel_options(*kernel_->def, OptionsChoice{name, ""}, &kernel_->shapes);

@@ -31,9 +31,11 @@ class SearchSpace {
   int same_program = 0;        // valid proposals whose program was measured or queued already
 
   const SketchSpace& sketches() const { return sketches_; }
-  // The first candidates, not seen before: the caller's starting options (canonical JSON;
-  // one the compiler refuses is measured, to record why), then the presets it accepts.
-  std::vector<Candidate> presets(const std::vector<std::string>& start = {});
+  // The caller's starting options, not seen before (one the compiler refuses is measured,
+  // to record why).
+  std::vector<Candidate> starts(const std::vector<MappingOptions>& start);
+  // The presets this kernel accepts, not seen before.
+  std::vector<Candidate> presets();
   // `count` new candidates: about epsilon of them fresh samples of a random sketch (a few
   // of those drawn from the whole table instead), the rest moves on `parents` (canonical
   // JSON, fitter first); samples when there are no parents. Fewer when the space seems

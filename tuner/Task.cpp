@@ -31,7 +31,7 @@ std::string settings_json(const TuneSettings& s) {
   w.field("cold", s.cold);
   w.key("start");
   w.begin_array();
-  for (const std::string& json : s.start) w.value(json);
+  for (const MappingOptions& o : s.start) w.value(mapping_options_to_json(o));
   w.end_array();
   w.field("search", "the starting options and presets, then sketch samples and moves on the fastest (tile sizes from factorisations); a model-scored population of 4x the batch plus one generation bred from its best predicted");
   w.end_object();
@@ -62,7 +62,8 @@ Status Task::start() {
   auto session = cache_.begin_session(workload_, target_, settings_.seed, settings_json(settings_), settings_.app_version);
   if (!session) return session.failure();
   session_ = *session;
-  queued_ = space_.presets(settings_.start);
+  queued_ = space_.starts(settings_.start);
+  for (Candidate& c : space_.presets()) queued_.push_back(std::move(c));
   auto fastest = cache_.fastest(workload_, target_, 16);
   if (!fastest) return fastest.failure();
   fastest_ = *fastest;

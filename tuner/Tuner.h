@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "kernel/KernelSetup.h"
+#include "options/MappingOptions.h"
 #include "tuner/Cache.h"
 
 namespace tcs::tuner {
@@ -29,9 +30,9 @@ struct TuneSettings {
   int remeasure = 3;            // the fastest re-measured before the winner is declared
   bool overlap = true;          // send candidates ahead: the worker compiles them on every core between timings
   bool cold = false;            // time with cold caches; results are kept apart from warm ones (tuning_target)
-  // Options to start from (canonical JSON: a hand-tuned set, last week's winner), measured
-  // first, before the presets, unless their program was measured already.
-  std::vector<std::string> start;
+  // Options to start from (a hand-tuned set, last week's winner), measured first, before
+  // the presets, unless their program was measured already.
+  std::vector<MappingOptions> start;
   // The measuring child: {PROGRAM, "worker", "--memory-mb", N} (tuner/Worker.h).
   std::vector<std::string> worker_command;
   std::string app_version = "0";

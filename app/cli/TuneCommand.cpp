@@ -214,7 +214,7 @@ int command_tune(const std::vector<std::string>& argv) {
   for (const std::string& file : args.all("start")) {
     auto o = options_from_file(file);
     if (auto* code = std::get_if<int>(&o)) return *code;
-    s.start.push_back(mapping_options_to_json(std::get<MappingOptions>(o)));
+    s.start.push_back(std::get<MappingOptions>(o));
   }
   std::vector<KernelSetup> kernels;
   if (int code = tune_setups(args, kernels); code != kSuccess) return code;

@@ -444,7 +444,7 @@ TEST(Tune, StartingOptionsComeFirstAndPatienceWaitsForThem) {
   for (const char* tile : {"[8, 8, 8]", "[16, 8, 8]", "[8, 16, 8]", "[24, 8, 16]"}) {
     auto o = mapping_options_from_json(std::string(R"({"outerScheduleFusionStrategy": "Min", "tile": )") + tile + "}");
     ASSERT_TRUE(o) << o.error();
-    s.start.push_back(mapping_options_to_json(*o));
+    s.start.push_back(*o);
   }
   auto result = tune(**cache, f.kernel, s);
   ASSERT_TRUE(result) << result.error();
