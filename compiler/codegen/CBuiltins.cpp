@@ -90,6 +90,11 @@ bool builtin_in_libm(std::string_view n) {
   return false;
 }
 
+std::string c_float_builtin_call(std::string_view name, const std::string& args) {
+  if (name == "rsqrt") return "(1.0f / sqrtf(" + args + "))";
+  return "";
+}
+
 std::string c_builtin_function(std::string_view name, const std::string& symbol, bool is_static) {
   const Builtin* b = builtin_find(name);
   if (!b) return "";

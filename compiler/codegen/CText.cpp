@@ -16,9 +16,12 @@ using ast::Expr;
 using ast::ExprKind;
 using ast::NameRef;
 
-// The builtins a def calls that C's math library lacks: the C text defines them itself.
+// The builtins a def calls that C's math library lacks and that have no float form where
+// the def calls them in float: the C text defines them itself.
 void builtins_outside_libm(const Expr& e, std::set<std::string>& out) {
-  if (e.kind == ExprKind::Access && e.ref == NameRef::Builtin && !builtin_in_libm(e.name)) out.insert(e.name);
+  if (e.kind == ExprKind::Access && e.ref == NameRef::Builtin && !builtin_in_libm(e.name) &&
+      (e.type == ScalarType::Float64 || c_float_builtin_call(e.name, "x").empty()))
+    out.insert(e.name);
   for (const auto& a : e.args) builtins_outside_libm(*a, out);
 }
 
@@ -432,10 +435,12 @@ class CWriter {
           std::string args;
           // In the result's precision: double for float64, float otherwise (float16 rounds after).
           bool libm = builtin_in_libm(b.name), dbl = e.type == ScalarType::Float64;
-          ScalarType in = libm && !dbl ? ScalarType::Float32 : ScalarType::Float64;
+          bool in_float = !dbl && (libm || !c_float_builtin_call(b.name, "x").empty());
+          ScalarType in = in_float ? ScalarType::Float32 : ScalarType::Float64;
           for (size_t i = 0; i < e.args.size(); ++i) args += (i ? ", " : "") + expr(*e.args[i], in);
-          std::string call = libm ? std::string(b.name) + (dbl ? "" : "f") + "(" + args + ")"
-                                  : "tcs_builtin_" + std::string(b.name) + "(" + args + ")";
+          std::string call = libm       ? std::string(b.name) + (dbl ? "" : "f") + "(" + args + ")"
+                             : in_float ? c_float_builtin_call(b.name, args)
+                                        : "tcs_builtin_" + std::string(b.name) + "(" + args + ")";
           return convert(call, in, e.type);
         }
         return read_ref(e.ref_id, e.name, [&](size_t d) {

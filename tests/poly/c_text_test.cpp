@@ -258,6 +258,34 @@ TEST(CTextSemantics, TensorComprehensionsBuiltinsAndBoolOperands) {
   EXPECT_TRUE(two->has_errors());
 }
 
+// rsqrt is not in libm, yet the compiled kernel computes it in float: the C text (what an
+// exported bundle builds from) does the same rather than going through a double helper,
+// which it still defines for a double rsqrt.
+TEST(CTextSemantics, AFloatRsqrtIsWrittenInFloat) {
+  const char* text =
+      "# sizes: N=64\n"
+      "def r(float(N) A) -> (float(N) O, double(N) Q) {\n"
+      "  O(i) = rsqrt(A(i) * A(i) + 1e-5)\n"
+      "  Q(i) = rsqrt(double(A(i)) * A(i) + 1e-5)\n"
+      "}\n";
+  std::shared_ptr<const CheckedFile> file = check_source("r.tc", text);
+  ASSERT_FALSE(file->has_errors()) << diagnostics_format(file->file, file->diagnostics);
+  const SemaDef& def = file->defs[0];
+  auto setup = kernel_setup(file, KernelSpec{def.name, {}, {}});
+  ASSERT_TRUE(setup) << setup.error();
+  auto compiled = compile_kernel(*setup, *mapping_preset("default", def), CodegenChoice("cpu", {"c"}, false));
+  ASSERT_TRUE(compiled) << compiled.error();
+  const std::string& c = compiled->text("c").text;
+  EXPECT_NE(c.find("(1.0f / sqrtf("), std::string::npos) << c;
+  // The double helper is defined once and called once, for Q.
+  int helper = 0;
+  for (size_t at = c.find("tcs_builtin_rsqrt("); at != std::string::npos; at = c.find("tcs_builtin_rsqrt(", at + 1)) ++helper;
+  EXPECT_EQ(helper, 2) << c;
+  fs::path dir = scratch("tc_rsqrt");
+  expect_c_matches_interpreter(file, def, {*mapping_preset("naive", def), *mapping_preset("default", def)}, dir);
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace tcs
 
