@@ -277,6 +277,7 @@ Expected<bool> Task::round(int want, const std::atomic<bool>* cancel,
       p.model_online_rank = learner_.chosen_rank();
     }
     ++p.trials;
+    if (t.status == TrialStatus::Ok && t.origin == "start") started_.push_back({t.options_json, *t.median_ms});
     if (t.status != TrialStatus::Ok) ++p.failures;
     else if (!p.best_ms || *t.median_ms < *p.best_ms) p.best_ms = t.median_ms;
     p.rejected = space_.rejected;
@@ -316,21 +317,31 @@ Status Task::learn() {
                                 learner_.trained_on(), r.rounds, r.train_ms, metrics, *blob);
 }
 
-// The fastest few trials and the cache's best record, the one a new winner must beat, are
-// timed in turns: kFinalTurns turns of a third of the calls each, so that a burst of load
+// The fastest few trials, the cache's best record (the one a new winner must beat) and the
+// starting options that came near the fastest are timed in turns: kFinalTurns turns of a third of the calls each, so that a burst of load
 // from elsewhere on the machine falls on all of them alike rather than on whichever ran
 // during it. A trial's own median came from a few calls at another moment; on a loaded
 // 2-core host the fastest of them was often only the luckiest. A finalist's figure is the
 // median of all its calls; one that fails in any turn is out.
 Expected<std::vector<std::pair<std::string, Timing>>> Task::remeasure_finalists() {
   constexpr int kFinalTurns = 3;
+  constexpr double kStartNear = 1.2;
   std::vector<std::string> options;
   for (int i = 0; i < std::min<int>(settings_.remeasure, int(fastest_.size())); ++i) options.push_back(fastest_[size_t(i)].first);
   auto best = cache_.best(workload_, target_);
   if (!best) return best.failure();
-  // Both lists hold the cache's stored (canonical) options, so equal options are equal text.
-  if (*best && settings_.remeasure > 0 && std::find(options.begin(), options.end(), (*best)->options_json) == options.end())
-    options.push_back((*best)->options_json);
+  // Every list holds the cache's stored (canonical) options, so equal options are equal text.
+  auto add = [&](const std::string& o) {
+    if (std::find(options.begin(), options.end(), o) == options.end()) options.push_back(o);
+  };
+  if (*best && settings_.remeasure > 0) add((*best)->options_json);
+  // The options the session was started from (a hand grid's sets) within a fifth of the
+  // fastest: one trial of each at another moment than the fastest's, on a shared host,
+  // could rank them either way by that much, and a search that ends slower than what it
+  // was handed has lost it to noise.
+  if (settings_.remeasure > 0 && !fastest_.empty())
+    for (const auto& [o, ms] : started_)
+      if (ms <= fastest_.front().second * kStartNear) add(o);
   std::vector<std::vector<double>> calls(options.size());
   std::vector<bool> failed(options.size(), false);
   for (int turn = 0; turn < kFinalTurns; ++turn)

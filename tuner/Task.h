@@ -30,8 +30,9 @@ class Task {
   // One round of at most `want` candidates, stored in one transaction. False when the task
   // has nothing left to try or has gone `patience_rounds` without a 1% gain.
   Expected<bool> round(int want, const std::atomic<bool>* cancel, const std::function<void(const TuneProgress&)>& on_trial);
-  // Re-measures the fastest few beside the cache's best record, in turns and with many
-  // more calls, records the winner, ends the session.
+  // Re-measures the fastest few beside the cache's best record and the starting options
+  // that came near them, in turns and with many more calls, records the winner, ends the
+  // session.
   Expected<TuneResult> finish(const std::string& stopped_because, bool cancelled);
 
   // The scheduler's estimate of how fast the kernel's time falls per further trial (ms per
@@ -71,6 +72,7 @@ class Task {
   int64_t session_ = 0;
   std::vector<Candidate> queued_;  // the starting options and presets not yet measured, measured first
   std::vector<std::pair<std::string, double>> fastest_;  // options, median ms; fastest first
+  std::vector<std::pair<std::string, double>> started_;  // the starting options measured, with their medians
   std::vector<std::pair<int, double>> history_;           // after each round: trials, best ms
   int quiet_rounds_ = 0;
   std::string stopped_;

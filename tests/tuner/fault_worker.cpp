@@ -1,8 +1,10 @@
 // The measuring worker with faults injected, for tuner_test only: by job number within a
 // session, a candidate crashes (2), hangs (3), computes a wrong result (4, 9) or runs as
 // it should (every other). With TCS_TEST_FAST_OPTIONS set there are no faults; instead
-// every candidate but the one with exactly those options runs 20 ms slower a call. The
-// product's worker (`tcstudio-cli worker`) has no hooks.
+// every candidate but the one with exactly those options runs 20 ms slower a call. With
+// TCS_TEST_FAST_WHEN_FINAL set too, those options run 22 ms slower in the search's
+// trials (checked jobs) and only the final turns see them fast. The product's worker
+// (`tcstudio-cli worker`) has no hooks.
 #include <signal.h>
 #include <unistd.h>
 
@@ -17,14 +19,14 @@ using namespace tcs;
 
 class FaultyKernel final : public Kernel {
  public:
-  FaultyKernel(std::shared_ptr<Kernel> inner, int64_t job, bool slow)
-      : Kernel(inner->def(), inner->shapes()), inner_(std::move(inner)), job_(job), slow_(slow) {}
+  FaultyKernel(std::shared_ptr<Kernel> inner, int64_t job, int delay_us)
+      : Kernel(inner->def(), inner->shapes()), inner_(std::move(inner)), job_(job), delay_us_(delay_us) {}
   std::string_view target() const override { return inner_->target(); }
   void set_threads(int t) override { inner_->set_threads(t); }
   int threads() const override { return inner_->threads(); }
   std::vector<std::string> local_temporaries() const override { return inner_->local_temporaries(); }
   Status run_buffers(std::vector<Tensor>& buffers) const override {
-    if (slow_) ::usleep(20000);
+    if (delay_us_ > 0) ::usleep(useconds_t(delay_us_));
     if (job_ == 2) ::raise(SIGSEGV);
     if (job_ == 3)
       for (;;) ::pause();
@@ -43,7 +45,7 @@ class FaultyKernel final : public Kernel {
  private:
   std::shared_ptr<Kernel> inner_;
   int64_t job_;
-  bool slow_;
+  int delay_us_;
 };
 
 }  // namespace
@@ -51,13 +53,16 @@ class FaultyKernel final : public Kernel {
 int main() {
   const char* fast_text = std::getenv("TCS_TEST_FAST_OPTIONS");
   const auto fast = mapping_options_from_json(fast_text ? fast_text : "{}");  // read once, not per job
+  const bool fast_when_final = std::getenv("TCS_TEST_FAST_WHEN_FINAL") != nullptr;
   tcs::tuner::WorkerHooks hooks;
   hooks.wrap_kernel = [&](std::shared_ptr<Kernel> k, const tcs::tuner::MeasureJob& job) -> std::shared_ptr<Kernel> {
     if (fast_text) {
       auto given = mapping_options_from_json(job.options_json);
-      return std::make_shared<FaultyKernel>(std::move(k), 0, !(fast && given && *fast == *given));
+      bool is_fast = fast && given && *fast == *given;
+      int delay_us = !is_fast ? 20000 : fast_when_final && job.check ? 22000 : 0;
+      return std::make_shared<FaultyKernel>(std::move(k), 0, delay_us);
     }
-    return std::make_shared<FaultyKernel>(std::move(k), job.id, false);
+    return std::make_shared<FaultyKernel>(std::move(k), job.id, 0);
   };
   return tcs::tuner::worker_main(0, hooks);
 }
