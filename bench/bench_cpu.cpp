@@ -279,9 +279,12 @@ void measure(const Workload& w, int threads, int rounds, bool quick, tcs::Thread
   // it out of kru3's three once, and the set picked instead ran 20 % slower than it.
   std::string one_pick = threads > 1 ? one_thread_pick(w.name) : "";
   auto is_one_pick = [&](const Entry& e) { return !one_pick.empty() && one_line(e.json) == one_pick; };
-  if (auto it = std::find_if(screened.begin(), screened.end(), is_one_pick); it != screened.end() && it - screened.begin() > 3)
-    std::rotate(screened.begin() + 3, it, it + 1);
-  if (screened.size() > 3) screened.resize(std::any_of(screened.begin(), screened.begin() + 3, is_one_pick) ? 3 : 4);
+  size_t finalists = 3;
+  if (auto it = std::find_if(screened.begin(), screened.end(), is_one_pick); it != screened.end() && it - screened.begin() >= 3) {
+    std::rotate(screened.begin() + 3, it, it + 1);  // fourth, the others in their order
+    finalists = 4;
+  }
+  if (screened.size() > finalists) screened.resize(finalists);
   for (Entry& e : screened) e.ms = time_cold(ours(e.kernel), slots, quick ? 3 : 10, quick ? 0.1 : 0.25);
   auto pick = std::min_element(screened.begin(), screened.end(), [](const Entry& a, const Entry& b) { return a.ms < b.ms; });
   // On one line: the RESULT line carries it, and the parent hands it back, line by line,
@@ -566,8 +569,10 @@ int parent(const char* self, int rounds, bool quick, int tune_trials) {
   for (const Workload& w : ws) {
     targets.push_back({w.name + ": ours 2t / 1t (grid picks)", scaling(w), 1.7});
     // A kernel held against the machine's bandwidth scales no further than memory does.
-    if (w.stream_goal > 0 && triad[{w.name, 1}] > 0)
-      targets.push_back({"  (for scale) STREAM triad 2t / 1t in its rounds", triad[{w.name, 2}] / triad[{w.name, 1}], 0.0});
+    // (Each figure from its own child's rounds, minutes apart.)
+    if (w.stream_goal > 0 && triad[{w.name, 1}] > 0 && triad[{w.name, 2}] > 0)
+      targets.push_back({"  (for scale) STREAM triad 2t / 1t, in " + w.name.substr(0, w.name.find(' ')) + "'s rounds",
+                         triad[{w.name, 2}] / triad[{w.name, 1}], 0.0});
   }
   // The CLI's figure is the kernel's own time: within 10 % of the benchmark's, both ways.
   for (const Workload& w : ws)

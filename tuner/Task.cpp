@@ -318,9 +318,9 @@ Status Task::learn() {
 }
 
 // The fastest few trials, the cache's best record (the one a new winner must beat) and the
-// starting options that came near the fastest are timed in turns: kFinalTurns turns of a third of the calls each, so that a burst of load
-// from elsewhere on the machine falls on all of them alike rather than on whichever ran
-// during it. A trial's own median came from a few calls at another moment; on a loaded
+// starting options that came near the fastest are timed in turns: kFinalTurns turns of a
+// third of the calls each, so that a burst of load from elsewhere on the machine falls on
+// all of them alike rather than on whichever ran during it. A trial's own median came from a few calls at another moment; on a loaded
 // 2-core host the fastest of them was often only the luckiest. A finalist's figure is the
 // median of all its calls; one that fails in any turn is out.
 Expected<std::vector<std::pair<std::string, Timing>>> Task::remeasure_finalists() {
@@ -330,15 +330,16 @@ Expected<std::vector<std::pair<std::string, Timing>>> Task::remeasure_finalists(
   for (int i = 0; i < std::min<int>(settings_.remeasure, int(fastest_.size())); ++i) options.push_back(fastest_[size_t(i)].first);
   auto best = cache_.best(workload_, target_);
   if (!best) return best.failure();
-  // Every list holds the cache's stored (canonical) options, so equal options are equal text.
+  // Every list holds options as mapping_options_to_json writes them (the cache stores that
+  // text), so equal options are equal text.
   auto add = [&](const std::string& o) {
     if (std::find(options.begin(), options.end(), o) == options.end()) options.push_back(o);
   };
   if (*best && settings_.remeasure > 0) add((*best)->options_json);
-  // The options the session was started from (a hand grid's sets) within a fifth of the
-  // fastest: one trial of each at another moment than the fastest's, on a shared host,
-  // could rank them either way by that much, and a search that ends slower than what it
-  // was handed has lost it to noise.
+  // The options the session was started from (a hand grid's sets) whose trial in this
+  // session came within a fifth of the fastest: one trial of each, at another moment than
+  // the fastest's, can rank them either way by that much on a shared host, and a search
+  // that ends slower than what it was handed has lost it to noise.
   if (settings_.remeasure > 0 && !fastest_.empty())
     for (const auto& [o, ms] : started_)
       if (ms <= fastest_.front().second * kStartNear) add(o);

@@ -12,8 +12,9 @@ namespace tcs {
 bool builtin_in_libm(std::string_view name);
 
 // The single-precision C form of a builtin libm lacks but the compiled kernel computes in
-// float (codegen/LlvmMath.cpp): "(1.0f / sqrtf(x))" for rsqrt with args "x". Empty for the
-// others, which the C text computes in double through their definition below.
+// float for float32 results (codegen/LlvmMath.cpp): "(1.0f / sqrtf(x))" for rsqrt with
+// args "x". Empty for the others, which the C text computes in double through their
+// definition below.
 std::string c_float_builtin_call(std::string_view name, const std::string& args);
 
 // A C definition of builtin `name` as `symbol`: "double symbol(double x) { ... }",

@@ -16,11 +16,16 @@ using ast::Expr;
 using ast::ExprKind;
 using ast::NameRef;
 
-// The builtins a def calls that C's math library lacks and that have no float form where
-// the def calls them in float: the C text defines them itself.
+// Whether builtin call `e`, which C's math library lacks, is written in float as the
+// compiled kernel computes it (a float32 rsqrt; LlvmExpressions.cpp).
+bool written_in_float(const Expr& e) {
+  return e.type == ScalarType::Float32 && !c_float_builtin_call(e.name, "x").empty();
+}
+
+// The builtins a def calls that C's math library lacks, where not written in float: the C
+// text defines them itself.
 void builtins_outside_libm(const Expr& e, std::set<std::string>& out) {
-  if (e.kind == ExprKind::Access && e.ref == NameRef::Builtin && !builtin_in_libm(e.name) &&
-      (e.type == ScalarType::Float64 || c_float_builtin_call(e.name, "x").empty()))
+  if (e.kind == ExprKind::Access && e.ref == NameRef::Builtin && !builtin_in_libm(e.name) && !written_in_float(e))
     out.insert(e.name);
   for (const auto& a : e.args) builtins_outside_libm(*a, out);
 }
@@ -435,7 +440,7 @@ class CWriter {
           std::string args;
           // In the result's precision: double for float64, float otherwise (float16 rounds after).
           bool libm = builtin_in_libm(b.name), dbl = e.type == ScalarType::Float64;
-          bool in_float = !dbl && (libm || !c_float_builtin_call(b.name, "x").empty());
+          bool in_float = libm ? !dbl : written_in_float(e);
           ScalarType in = in_float ? ScalarType::Float32 : ScalarType::Float64;
           for (size_t i = 0; i < e.args.size(); ++i) args += (i ? ", " : "") + expr(*e.args[i], in);
           std::string call = libm       ? std::string(b.name) + (dbl ? "" : "f") + "(" + args + ")"
