@@ -110,9 +110,9 @@ std::vector<std::optional<Task::Lowered>> Task::lower(const std::vector<Candidat
 // they fill; then, without a model, the draws as they come. With one, an evolution scored
 // by the model (Ansor's, in small): a population of four times what is needed bred from
 // the measured fastest, then one more generation bred from the population's best
-// predicted; the round measures the best predicted of all plus a random few. Those not chosen may be drawn again later.
-// Features, scores and programs of the chosen are kept in features_, scores_ and
-// programs_chosen_.
+// predicted; the round measures the best predicted of all plus a random few. Those not
+// chosen may be drawn again later. Features, scores and programs of the chosen are kept
+// in features_, scores_ and programs_chosen_.
 std::vector<Candidate> Task::choose(int want) {
   features_.clear();
   scores_.clear();
@@ -320,9 +320,10 @@ Status Task::learn() {
 // The fastest few trials, the cache's best record (the one a new winner must beat) and the
 // starting options that came near the fastest are timed in turns: kFinalTurns turns of a
 // third of the calls each, so that a burst of load from elsewhere on the machine falls on
-// all of them alike rather than on whichever ran during it. A trial's own median came from a few calls at another moment; on a loaded
-// 2-core host the fastest of them was often only the luckiest. A finalist's figure is the
-// median of all its calls; one that fails in any turn is out.
+// all of them alike rather than on whichever ran during it. A trial's own median came
+// from a few calls at another moment; on a loaded 2-core host the fastest of them was
+// often only the luckiest. A finalist's figure is the median of all its calls; one that
+// fails in any turn is out.
 Expected<std::vector<std::pair<std::string, Timing>>> Task::remeasure_finalists() {
   constexpr int kFinalTurns = 3;
   constexpr double kStartNear = 1.2;
@@ -335,14 +336,15 @@ Expected<std::vector<std::pair<std::string, Timing>>> Task::remeasure_finalists(
   auto add = [&](const std::string& o) {
     if (std::find(options.begin(), options.end(), o) == options.end()) options.push_back(o);
   };
-  if (*best && settings_.remeasure > 0) add((*best)->options_json);
-  // The options the session was started from (a hand grid's sets) whose trial in this
-  // session came within a fifth of the fastest: one trial of each, at another moment than
-  // the fastest's, can rank them either way by that much on a shared host, and a search
-  // that ends slower than what it was handed has lost it to noise.
-  if (settings_.remeasure > 0 && !fastest_.empty())
+  if (settings_.remeasure > 0) {
+    if (*best) add((*best)->options_json);
+    // The options the session was started from (a hand grid's sets) whose trial in this
+    // session came within a fifth of the fastest: one trial of each, at another moment
+    // than the fastest's, can rank them either way by that much on a shared host, and a
+    // search that ends slower than what it was handed has lost it to noise.
     for (const auto& [o, ms] : started_)
-      if (ms <= fastest_.front().second * kStartNear) add(o);
+      if (!fastest_.empty() && ms <= fastest_.front().second * kStartNear) add(o);
+  }
   std::vector<std::vector<double>> calls(options.size());
   std::vector<bool> failed(options.size(), false);
   for (int turn = 0; turn < kFinalTurns; ++turn)
