@@ -35,47 +35,51 @@ struct Math {
     return r;
   }
 
-  // 2^n for an integer-valued float n in [-126, 127], built in the exponent field.
-  Value* pow2(Value* n) {
-    Value* bits = B.CreateShl(B.CreateAdd(B.CreateFPToSI(n, i), ci(127)), ci(23));
-    return B.CreateBitCast(bits, f);
+  // x clamped to [lo, hi] with a NaN kept: each compare is false for a NaN, which then
+  // falls through (maxnum and minnum would turn it into a bound).
+  Value* clamp_keeping_nan(Value* x, double lo, double hi) {
+    x = B.CreateSelect(B.CreateFCmpOLT(x, c(lo)), c(lo), x);
+    return B.CreateSelect(B.CreateFCmpOGT(x, c(hi)), c(hi), x);
   }
 
-  // e^r 2^n for |r| <= ln2 / 2: e^r by its Taylor series to degree 7 (error below 2e-8
-  // on that range), scaled by 2^n in two steps so that n down to -150 (subnormal
-  // results) stays exact.
-  Value* scaled_exp(Value* r, Value* n) {
+  // Adding 1.5 * 2^23 to a float below 2^22 in magnitude rounds it to the nearest integer
+  // n (the sum's unit in the last place is 1), and leaves n in the sum's low mantissa bits:
+  // its bits are 0x4b400000 + n. Subtracting it again gives n as a float.
+  static constexpr double kRoundingShift = 12582912.0;
+
+  // e^r 2^n for |r| <= ln2 / 2, n in [-150, 129] given as `shifted`, the bits of
+  // n + kRoundingShift. e^r by its Taylor series to degree 7 (error below 2e-8 on that
+  // range). 2^n in two factors, 2^floor(n/2) and 2^ceil(n/2), each a normal float, so
+  // that a subnormal result is rounded once and a result past the float range becomes
+  // inf. A factor's bits are (m + 127) << 23; the shift's own bits vanish there, as
+  // 0x4b400000 and its half end in nine zero bits.
+  Value* scaled_exp(Value* r, Value* shifted) {
     Value* p = poly(r, {1.0, 1.0, 1.0 / 2, 1.0 / 6, 1.0 / 24, 1.0 / 120, 1.0 / 720, 1.0 / 5040});
-    Value* n1 = B.CreateUnaryIntrinsic(llvm::Intrinsic::floor, B.CreateFMul(n, c(0.5)));
-    Value* n2 = B.CreateFSub(n, n1);
-    return B.CreateFMul(B.CreateFMul(p, pow2(n1)), pow2(n2));
+    Value* k = B.CreateBitCast(shifted, i);
+    Value* half = B.CreateAShr(k, ci(1));
+    Value* low = B.CreateBitCast(B.CreateShl(B.CreateAdd(half, ci(127)), ci(23)), f);
+    Value* high = B.CreateBitCast(B.CreateShl(B.CreateAdd(B.CreateSub(k, half), ci(127)), ci(23)), f);
+    return B.CreateFMul(B.CreateFMul(p, low), high);
   }
 
-  // Overflow to inf above `hi`, underflow to 0 below `lo`, NaN stays NaN.
-  Value* saturate(Value* x, Value* y, double lo, double hi) {
-    y = B.CreateSelect(B.CreateFCmpOGT(x, c(hi)), c(INFINITY), y);
-    y = B.CreateSelect(B.CreateFCmpOLT(x, c(lo)), c(0.0), y);
-    return B.CreateSelect(B.CreateFCmpUNO(x, x), x, y);
-  }
-
-  Value* clamp(Value* x, double lo, double hi) {
-    return B.CreateIntrinsic(llvm::Intrinsic::minnum, {f}, {B.CreateIntrinsic(llvm::Intrinsic::maxnum, {f}, {x, c(lo)}), c(hi)});
-  }
-
+  // Past the clamps the formula itself gives 0 (below -103.97) and inf (above 88.72); a
+  // NaN goes through every step as a NaN.
   Value* exp(Value* x) {
     // x = n ln2 + r, ln2 split in two so that n ln2's high part is exact in float.
-    Value* xc = clamp(x, -104.0, 89.0);
-    Value* n = B.CreateUnaryIntrinsic(llvm::Intrinsic::rint, B.CreateFMul(xc, c(1.4426950408889634)));
+    Value* xc = clamp_keeping_nan(x, -104.0, 89.0);
+    Value* shifted = fma(xc, c(1.4426950408889634), c(kRoundingShift));
+    Value* n = B.CreateFSub(shifted, c(kRoundingShift));
     Value* r = fma(n, c(-1.428606765330187e-06), fma(n, c(-0.693145751953125), xc));
-    return saturate(x, scaled_exp(r, n), -103.97208, 88.72283935546875);
+    return scaled_exp(r, shifted);
   }
 
   Value* exp2(Value* x) {
     // x = n + t with |t| <= 1/2, both exact; 2^t = e^{t ln2}.
-    Value* xc = clamp(x, -150.0, 129.0);
-    Value* n = B.CreateUnaryIntrinsic(llvm::Intrinsic::rint, xc);
+    Value* xc = clamp_keeping_nan(x, -151.0, 129.0);
+    Value* shifted = B.CreateFAdd(xc, c(kRoundingShift));
+    Value* n = B.CreateFSub(shifted, c(kRoundingShift));
     Value* r = B.CreateFMul(B.CreateFSub(xc, n), c(0.6931471805599453));
-    return saturate(x, scaled_exp(r, n), -150.0, 128.0);
+    return scaled_exp(r, shifted);
   }
 
   Value* log(Value* x) {
@@ -158,6 +162,9 @@ llvm::Value* emit_float_math(llvm::IRBuilderBase& B, std::string_view name, llvm
   llvm::Type* i = B.getInt32Ty();
   if (auto* v = llvm::dyn_cast<llvm::FixedVectorType>(f)) i = llvm::FixedVectorType::get(i, v->getNumElements());
   Math m{B, f, i};
+  // Exactly the operations written: no reassociation may undo kRoundingShift's rounding.
+  llvm::IRBuilderBase::FastMathFlagGuard guard(B);
+  B.clearFastMathFlags();
   return fn(m, x);
 }
 
