@@ -69,13 +69,16 @@ class Emitter {
   llvm::Value* as_int(llvm::Value* v) { return v->getType()->isIntegerTy(1) ? B.CreateZExt(v, i64_) : v; }
   llvm::Value* as_bool(llvm::Value* v) { return v->getType()->isIntegerTy(1) ? v : B.CreateICmpNE(v, B.getInt64(0)); }
 
-  llvm::MDNode* loop_metadata(const LoopNode& n);
+  // A vector loop of a known trip count that groups of four vectors do not fill runs in
+  // two parts (emit_for): the groups, then the rest as masked vectors.
+  enum class LoopPart { Whole, Groups, Rest };
+  llvm::MDNode* loop_metadata(const LoopNode& n, LoopPart part = LoopPart::Whole);
 
   std::string loop_name(const LoopNode& n) { return "L" + std::to_string(n.loop_id); }
 
   // for (iter = lo; iter <= hi; iter += stride), rotated: a guard, then a do-while.
   void emit_loop(const LoopNode& n, Env& env, llvm::Value* lo, llvm::Value* hi,
-                 const std::function<void(llvm::Value*)>& body);
+                 const std::function<void(llvm::Value*)>& body, LoopPart part = LoopPart::Whole);
 
   void emit_for(const LoopNode& n, Env& env);
 

@@ -1,6 +1,7 @@
 // Float builtins computed inline in float (codegen/LlvmMath.cpp) so loops of them
 // vectorise: each one against the C library in double over the whole float range,
-// special values included, in a loop long enough to be vectorised.
+// special values included, in a loop long enough to be vectorised; and a row's last
+// elements, which run as masked vectors rather than one exp at a time.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -8,6 +9,9 @@
 #include "Compiler.h"
 #include "codegen/CpuKernel.h"
 #include "lang/Frontend.h"
+#include "runtime/Compare.h"
+#include "runtime/Interpreter.h"
+#include "runtime/RandomInputs.h"
 
 namespace tcs {
 namespace {
@@ -84,6 +88,38 @@ TEST(FloatMath, BuiltinsMatchTheCLibraryOverTheFloatRange) {
       auto r = close(f.name, x[i], got[i], f.ref(double(x[i])), f.rel);
       if (!r) ++failures;
       EXPECT_TRUE(r);
+    }
+  }
+}
+
+TEST(FloatMath, ARowsLastElementsAreMaskedVectorsNotScalars) {
+  // Rows of 1000 and 1008 at 16 lanes: groups of four vectors leave 40 and 48 elements,
+  // which LLVM's own remainder loop would compute one exp (and one add) at a time.
+  std::shared_ptr<const CheckedFile> checked = check_source("k.tc", R"(
+def rows(float(N,D) X) -> (E, S) {
+    E(n, d) = exp(X(n, d))
+    S(n) +=! E(n, d)
+})");
+  ASSERT_FALSE(checked->has_errors());
+  const SemaDef& def = checked->defs.at(0);
+  auto options = mapping_options_from_json(R"({"outerScheduleFusionStrategy": "Max", "cpu": {"vectorWidth": 16}})");
+  ASSERT_TRUE(options) << options.error();
+  for (int64_t d : {1000, 1008}) {
+    auto shapes = shapes_evaluate(def, {{"N", 3}, {"D", d}});
+    ASSERT_TRUE(shapes) << shapes.error();
+    auto compiled = compile_kernel(KernelSetup{checked, &def, {}, *shapes}, *options, CodegenChoice{"cpu", {"llvm"}, true});
+    ASSERT_TRUE(compiled) << compiled.error();
+    const std::string& ir = compiled->text("llvm").text;
+    EXPECT_EQ(ir.find("fmul float "), std::string::npos) << "D " << d << ": a scalar exp";
+    if (d % 16) EXPECT_NE(ir.find("llvm.masked.store"), std::string::npos) << "D " << d << ": the rest is not masked";
+    auto inputs = random_inputs(def, *shapes, 3);
+    ASSERT_TRUE(inputs) << inputs.error();
+    auto want = interpret(def, *shapes, *inputs);
+    auto got = compiled->kernel->run(*inputs);
+    ASSERT_TRUE(want && got);
+    for (const auto& [name, t] : *want) {
+      TensorComparison cmp = compare_tensors(name, got->at(name), t);
+      EXPECT_TRUE(cmp.ok) << "D " << d << ": " << cmp.problem;
     }
   }
 }
