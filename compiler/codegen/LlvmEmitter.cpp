@@ -202,13 +202,13 @@ llvm::MDNode* Emitter::loop_metadata(const LoopNode& n, LoopPart part) {
   if (n.annot.vector_width > 1) {
     value("llvm.loop.vectorize.enable", llvm::ConstantAsMetadata::get(B.getTrue()));
     value("llvm.loop.vectorize.width", llvm::ConstantAsMetadata::get(B.getInt32(uint32_t(n.annot.vector_width))));
-    // The rest of a row (8 of softmax's 1000 at 16 lanes) as masked vectors: LLVM's own
+    // The rest of a row (40 of softmax's 1000 at 16 lanes) as masked vectors: LLVM's own
     // remainder would be scalar, one exp at a time.
     if (part == LoopPart::Rest) value("llvm.loop.vectorize.predicate.enable", llvm::ConstantAsMetadata::get(B.getTrue()));
     // Up to four partial results in flight, so the adds' latency does not serialise the
-    // loop. A whole loop takes fewer where more would leave a longer scalar remainder (a
-    // row of 100 at 16 lanes: 2 x 16 leaves 4, 4 x 16 leaves 36); LLVM takes only powers
-    // of two.
+    // loop. A loop not split (a stride, a symbolic or short trip count) takes fewer where
+    // more would leave a longer scalar remainder (a row of 40 at 8 lanes: 1 x 8 leaves
+    // none, 4 x 8 leaves 8); LLVM takes only powers of two. The rest gets one.
     if (n.annot.reduction && part != LoopPart::Rest) {
       int count = 4;
       if (auto span = constant_span(n.init, n.upper); span && part == LoopPart::Whole) {
@@ -263,13 +263,15 @@ void Emitter::emit_for(const LoopNode& n, Env& env) {
     env.iters[size_t(n.iter)] = nullptr;
     env.iter_last[size_t(n.iter)] = nullptr;
   };
-  // A vector loop of a known trip count that groups of four vectors do not fill: the
-  // groups first, so that LLVM's interleaving (up to four vectors an iteration) leaves no
-  // scalar remainder, then the rest as masked vectors. softmax 128x1000 at 16 lanes ran
-  // 7 % faster so; a sum over 1008 had left 48 scalar adds in a chain.
-  int64_t group = int64_t(n.annot.vector_width) * 4;
+  // A stride-1 vector loop of a known trip count longer than a group of four vectors that
+  // groups do not fill: the groups first, so that LLVM's interleaving (up to four vectors
+  // an iteration on x86) leaves no scalar remainder, then the rest as masked vectors.
+  // softmax 128x1000 at 16 lanes ran 7 % faster so (8 exps a row had been scalar); a sum
+  // over 1008 had left 48 scalar adds in a chain. LLVM takes only power-of-two widths.
+  const int w = n.annot.vector_width;
+  const int64_t group = int64_t(w) * 4;
   std::optional<int64_t> span = constant_span(n.init, n.upper);
-  if (n.annot.vector_width > 1 && n.stride == 1 && span && (*span + 1) % group != 0 && *span + 1 > group) {
+  if (w > 1 && (w & (w - 1)) == 0 && n.stride == 1 && span && (*span + 1) % group != 0 && *span + 1 > group) {
     llvm::Value* split = B.CreateNSWAdd(lo, B.getInt64(uint64_t((*span + 1) / group * group)));
     emit_loop(n, env, lo, B.CreateSub(split, B.getInt64(1)), body, LoopPart::Groups);
     emit_loop(n, env, split, hi, body, LoopPart::Rest);

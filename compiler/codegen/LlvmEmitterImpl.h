@@ -69,8 +69,9 @@ class Emitter {
   llvm::Value* as_int(llvm::Value* v) { return v->getType()->isIntegerTy(1) ? B.CreateZExt(v, i64_) : v; }
   llvm::Value* as_bool(llvm::Value* v) { return v->getType()->isIntegerTy(1) ? v : B.CreateICmpNE(v, B.getInt64(0)); }
 
-  // A vector loop of a known trip count that groups of four vectors do not fill runs in
-  // two parts (emit_for): the groups, then the rest as masked vectors.
+  // A stride-1 vector loop of a known trip count, longer than a group of four vectors and
+  // not a whole number of groups, runs in two parts (emit_for): the groups, then the rest
+  // as masked vectors.
   enum class LoopPart { Whole, Groups, Rest };
   llvm::MDNode* loop_metadata(const LoopNode& n, LoopPart part = LoopPart::Whole);
 

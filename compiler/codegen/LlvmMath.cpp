@@ -47,12 +47,12 @@ struct Math {
   // its bits are 0x4b400000 + n. Subtracting it again gives n as a float.
   static constexpr double kRoundingShift = 12582912.0;
 
-  // e^r 2^n for |r| <= ln2 / 2, n in [-150, 129] given as `shifted`, the bits of
+  // e^r 2^n for |r| <= ln2 / 2, n in [-151, 129] given as `shifted`, the bits of
   // n + kRoundingShift. e^r by its Taylor series to degree 7 (error below 2e-8 on that
   // range). 2^n in two factors, 2^floor(n/2) and 2^ceil(n/2), each a normal float, so
   // that a subnormal result is rounded once and a result past the float range becomes
   // inf. A factor's bits are (m + 127) << 23; the shift's own bits vanish there, as
-  // 0x4b400000 and its half end in nine zero bits.
+  // 0x4b400000 and its half end in at least nine zero bits.
   Value* scaled_exp(Value* r, Value* shifted) {
     Value* p = poly(r, {1.0, 1.0, 1.0 / 2, 1.0 / 6, 1.0 / 24, 1.0 / 120, 1.0 / 720, 1.0 / 5040});
     Value* k = B.CreateBitCast(shifted, i);
