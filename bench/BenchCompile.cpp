@@ -7,7 +7,10 @@
 
 #include "Compiler.h"
 #include "kernel/KernelSetup.h"
+#include "loopnest/LoopNest.h"
 #include "options/MappingOptions.h"
+#include "poly/Lowering.h"
+#include "targets/Target.h"
 #include "codegen/CpuKernel.h"
 #include "runtime/Timing.h"
 #include "tuner/BestOptions.h"
@@ -66,9 +69,15 @@ std::string BenchDef::tuned_json(const std::string& db, int threads, std::string
   return best->record ? best->record->options_json : std::string();
 }
 
-bool BenchDef::same_options(const std::string& a, const std::string& b) {
-  auto x = tcs::mapping_options_from_json(a), y = tcs::mapping_options_from_json(b);
-  return x && y && tcs::mapping_options_to_json(*x) == tcs::mapping_options_to_json(*y);
+bool BenchDef::same_program(const std::string& a, const std::string& b) const {
+  auto key = [&](const std::string& json) -> std::string {
+    auto options = tcs::kernel_options(*setup_->def, tcs::OptionsChoice{"default", json}, &setup_->shapes);
+    if (!options) return "";
+    auto lowered = tcs::lower_to_loop_nest(*setup_->def, setup_->shapes, *options, tcs::find_target("cpu")->mapping_passes);
+    return lowered ? tcs::program_key(lowered->nest) : "";
+  };
+  std::string x = key(a);
+  return !x.empty() && x == key(b);
 }
 
 std::string BenchDef::default_json() const {

@@ -24,8 +24,10 @@ class BenchDef {
   // The tuning cache's best options for this kernel on this machine (tuner/BestOptions.h),
   // or empty; *note says which record or why none.
   std::string tuned_json(const std::string& db, int threads, std::string* note) const;
-  // Whether two option JSONs (whole or partial) name the same options.
-  static bool same_options(const std::string& a, const std::string& b);
+  // Whether two option JSONs (whole or partial) make one program: options that differ
+  // only where this kernel has nothing to choose (a fusion strategy for one statement, a
+  // vector width for a loop left scalar) lower to the same nest (loopnest/LoopNest.h).
+  bool same_program(const std::string& a, const std::string& b) const;
   // The default preset's options as JSON (they can then be tried as a grid entry).
   std::string default_json() const;
   // The kernel's buffer arguments, in order: every tensor of the def (inputs, outputs,

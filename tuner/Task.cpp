@@ -8,7 +8,6 @@
 #include "poly/Lowering.h"
 #include "runtime/Timing.h"
 #include "support/Json.h"
-#include "support/StableHash.h"
 #include "targets/Target.h"
 #include "loopnest/LoopNest.h"
 #include "tuner/Features.h"
@@ -94,7 +93,7 @@ std::vector<std::optional<Task::Lowered>> Task::lower(const std::vector<Candidat
       auto lowered = lower_to_loop_nest(*kernel_.def, kernel_.shapes, cs[i].options, passes);
       if (lowered)
         out[i] = Lowered{extract_features(*kernel_.def, kernel_.shapes, lowered->nest),
-                         stable_hash_hex(loop_nest_to_string(lowered->nest))};
+                         program_key(lowered->nest)};
     }
   };
   size_t helpers = std::min<size_t>(fresh.size(), std::max(1u, std::thread::hardware_concurrency())) - (fresh.empty() ? 0 : 1);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "support/StableHash.h"
+
 namespace tcs {
 
 std::string lexpr_to_string(const LExpr& e, const LoopNest& nest, const std::vector<int64_t>* param_values,
@@ -134,5 +136,7 @@ std::string loop_nest_to_string(const LoopNest& nest) {
   print(nest.root, nest, 0, out);
   return out;
 }
+
+std::string program_key(const LoopNest& nest) { return stable_hash_hex(loop_nest_to_string(nest)); }
 
 }  // namespace tcs

@@ -138,6 +138,9 @@ struct LoopNest {
 // in it, so two nests with equal text compile to the same code (the tuner measures each
 // program once: tuner/Task.cpp).
 std::string loop_nest_to_string(const LoopNest& nest);
+// A short key of that text: options with equal keys make one program (the tuner's cache
+// keeps it per candidate; bench_cpu times a tuned pick that is the grid's program once).
+std::string program_key(const LoopNest& nest);
 // The temporaries the nest keeps in local buffers (PackSite::local), each once, in the
 // order their first site appears: their tensors are never touched.
 std::vector<std::string> local_temporaries(const LoopNest& nest);

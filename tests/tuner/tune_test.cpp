@@ -18,7 +18,6 @@
 #include "kernel/KernelSetup.h"
 #include "loopnest/LoopNest.h"
 #include "poly/Lowering.h"
-#include "support/StableHash.h"
 #include "targets/Target.h"
 #include "tuner/Search.h"
 #include "tuner/Tuner.h"
@@ -232,7 +231,7 @@ TEST(Tune, EachProgramIsMeasuredOnce) {
     ASSERT_TRUE(lowered) << lowered.error();
     std::string text = loop_nest_to_string(lowered->nest);
     const unsigned char* stored = sqlite3_column_text(st, 1);
-    EXPECT_EQ(stored ? reinterpret_cast<const char*>(stored) : "(none)", stable_hash_hex(text)) << json;
+    EXPECT_EQ(stored ? reinterpret_cast<const char*>(stored) : "(none)", program_key(lowered->nest)) << json;
     auto [at, fresh] = program_of.emplace(text, json);
     EXPECT_TRUE(fresh) << json << "\nmakes the program of\n" << at->second;
     ++measured;
@@ -261,6 +260,33 @@ TEST(Tune, APackInItsTensorsOrderIsOneProgramWrittenEitherWay) {
   EXPECT_NE(plain.find("pack B["), std::string::npos) << plain;
   EXPECT_EQ(program(with_pack(R"({"tensor": "B", "depth": 1, "order": [0, 1]})").c_str()), plain);
   EXPECT_NE(program(with_pack(R"({"tensor": "B", "depth": 1, "order": [1, 0]})").c_str()), plain);
+}
+
+// Options that differ only where a kernel has nothing to choose make one program, and one
+// key (loopnest/LoopNest.h): a pooling's one reduction fuses the same under any strategy.
+// An option that changes the loops changes the key. bench_cpu times a tuned pick with the
+// grid pick's key once, as the grid's.
+TEST(Tune, OptionsAKernelHasNoChoiceInMakeOneProgramKey) {
+  std::shared_ptr<const CheckedFile> file = check_source("maxpool.tc", R"(def maxpool(float(N,C,H,W) I) -> (O) {
+    O(n, c, h, w) max=! I(n, c, 2*h + kh, 2*w + kw) where kh in 0:2, kw in 0:2
+}
+)");
+  KernelSpec spec;
+  spec.sizes = {{"N", 2}, {"C", 8}, {"H", 16}, {"W", 16}};
+  auto kernel = kernel_setup(file, spec);
+  ASSERT_TRUE(kernel) << kernel.error();
+  auto key = [&](const char* json) {
+    auto options = mapping_options_from_json(json);
+    EXPECT_TRUE(options) << options.error();
+    auto lowered = lower_to_loop_nest(*kernel->def, kernel->shapes, *options, find_target("cpu")->mapping_passes);
+    EXPECT_TRUE(lowered) << lowered.error();
+    return lowered ? program_key(lowered->nest) : std::string();
+  };
+  std::string max = key(R"({"outerScheduleFusionStrategy": "Max", "intraTileScheduleFusionStrategy": "Max"})");
+  EXPECT_EQ(max.size(), 16u);
+  EXPECT_EQ(key(R"({"outerScheduleFusionStrategy": "Preserve3Coincident", "intraTileScheduleFusionStrategy": "Min"})"), max);
+  EXPECT_NE(key(R"({"outerScheduleFusionStrategy": "Max", "intraTileScheduleFusionStrategy": "Max", "unroll": 2})"), max);
+  EXPECT_NE(key(R"({"outerScheduleFusionStrategy": "Max", "intraTileScheduleFusionStrategy": "Max", "cpu": {"parallel": false}})"), max);
 }
 
 TEST(Tune, KilledSessionResumesWithNothingLostOrRepeated) {
