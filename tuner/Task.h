@@ -73,6 +73,7 @@ class Task {
   std::vector<Candidate> queued_;  // the starting options and presets not yet measured, measured first
   std::vector<std::pair<std::string, double>> fastest_;  // options, median ms; fastest first
   std::vector<std::pair<std::string, double>> started_;  // the starting options measured, with their medians
+  std::string best_before_;  // the cache's best options when the session began (trials update the record)
   std::vector<std::pair<int, double>> history_;           // after each round: trials, best ms
   int quiet_rounds_ = 0;
   std::string stopped_;

@@ -3,8 +3,10 @@
 // it should (every other). With TCS_TEST_FAST_OPTIONS set there are no faults; instead
 // every candidate but the one with exactly those options runs 20 ms slower a call. With
 // TCS_TEST_FAST_WHEN_FINAL set too, those options run 22 ms slower in the search's
-// trials (checked jobs) and only the final turns see them fast. The product's worker
-// (`tcstudio-cli worker`) has no hooks.
+// trials (checked jobs) and only the final turns see them fast. With
+// TCS_TEST_SLOWER_OPTIONS set instead, every candidate runs 10 ms slower a call, and the
+// one with exactly those options TCS_TEST_SLOWER_PERCENT per cent slower than that. The
+// product's worker (`tcstudio-cli worker`) has no hooks.
 #include <signal.h>
 #include <unistd.h>
 
@@ -54,6 +56,10 @@ int main() {
   const char* fast_text = std::getenv("TCS_TEST_FAST_OPTIONS");
   const auto fast = mapping_options_from_json(fast_text ? fast_text : "{}");  // read once, not per job
   const bool fast_when_final = std::getenv("TCS_TEST_FAST_WHEN_FINAL") != nullptr;
+  const char* slower_text = std::getenv("TCS_TEST_SLOWER_OPTIONS");
+  const auto slower = mapping_options_from_json(slower_text ? slower_text : "{}");
+  const char* percent = std::getenv("TCS_TEST_SLOWER_PERCENT");
+  const int slower_us = 10000 + (percent ? std::atoi(percent) * 100 : 0);
   tcs::tuner::WorkerHooks hooks;
   hooks.wrap_kernel = [&](std::shared_ptr<Kernel> k, const tcs::tuner::MeasureJob& job) -> std::shared_ptr<Kernel> {
     if (fast_text) {
@@ -61,6 +67,10 @@ int main() {
       bool is_fast = fast && given && *fast == *given;
       int delay_us = !is_fast ? 20000 : fast_when_final && job.check ? 22000 : 0;
       return std::make_shared<FaultyKernel>(std::move(k), 0, delay_us);
+    }
+    if (slower_text) {
+      auto given = mapping_options_from_json(job.options_json);
+      return std::make_shared<FaultyKernel>(std::move(k), 0, slower && given && *slower == *given ? slower_us : 10000);
     }
     return std::make_shared<FaultyKernel>(std::move(k), job.id, 0);
   };

@@ -521,6 +521,31 @@ TEST(Tune, StartingOptionsNearTheFastestAreTimedAgainAtTheEnd) {
   EXPECT_LT(result->best->median_ms, 15.0) << "timed fast in the final turns";
 }
 
+// A start the search beats by less than the noise between processes stays the winner; one
+// it beats clearly does not (tuner/Task.cpp, kClearlyFaster). The fault worker runs every
+// candidate 10 ms a call and the start that many per cent slower.
+TEST(Tune, AStartIsDisplacedOnlyByAClearlyFasterCandidate) {
+  for (int percent : {1, 12}) {
+    Fixture f;
+    auto cache = TuningCache::open(f.db());
+    ASSERT_TRUE(cache) << cache.error();
+    auto start = mapping_options_from_json(R"({"outerScheduleFusionStrategy": "Min", "tile": [8, 8, 8]})");
+    ASSERT_TRUE(start) << start.error();
+    TuneSettings s = quick({TCS_FAULT_WORKER}, 6);
+    s.start = {*start};
+    ::setenv("TCS_TEST_SLOWER_OPTIONS", mapping_options_to_json(*start).c_str(), 1);
+    ::setenv("TCS_TEST_SLOWER_PERCENT", std::to_string(percent).c_str(), 1);
+    auto result = tune(**cache, f.kernel, s);
+    ::unsetenv("TCS_TEST_SLOWER_OPTIONS");
+    ::unsetenv("TCS_TEST_SLOWER_PERCENT");
+    ASSERT_TRUE(result) << result.error();
+    ASSERT_TRUE(result->best);
+    auto won = mapping_options_from_json(result->best->options_json);
+    ASSERT_TRUE(won) << won.error();
+    EXPECT_EQ(*won == *start, percent == 1) << percent << " % slower; the winner: " << result->best->options_json;
+  }
+}
+
 // The cache's best record is timed in turns beside the session's finalists. A record an
 // earlier session found (here options this session never samples, faster than all it
 // measures, with a figure from a calmer moment no trial can beat) stays the best, and its
