@@ -46,7 +46,7 @@ std::vector<double> tile_changes(int count, double* code_only_ms, double* space_
   if (!QTest::qWaitForWindowExposed(&w) || !w.open_file(QStringLiteral(TCS_EXAMPLES_DIR) + "/matmul.tc")) return {};
   w.domain_dock()->show();
   w.domain_dock()->raise();
-  QTest::qWaitFor([&] { return w.domain_view()->result() && w.domain_view()->result()->space; }, 60000);
+  if (!QTest::qWaitFor([&] { return w.domain_view()->result() && w.domain_view()->result()->space; }, 60000)) return {};
   std::vector<double> all, code, space, query;
   for (int i = 0; i < count; ++i) {
     int t = 4 << (i % 3);
@@ -103,7 +103,7 @@ SceneFigures big_scene() {
   DomainView view;
   view.resize(1400, 900);
   view.show();
-  QTest::qWaitForWindowExposed(&view);
+  if (!QTest::qWaitForWindowExposed(&view)) return f;
   t0 = std::chrono::steady_clock::now();
   view.show_result(result);
   f.build_ms = ms_since(t0);
