@@ -494,6 +494,33 @@ TEST(Tune, StartingOptionsComeFirstAndPatienceWaitsForThem) {
   EXPECT_GE(first_other_round, last_start_round) << "nothing else is measured while starts wait";
 }
 
+// Six trials started from one hand set (`kHandSet`), with the fault worker's hooks set in
+// the environment for the session's length (the hand set's options are the first hook's
+// value); whether that set won, and the session's result.
+const char* kHandSet = R"({"outerScheduleFusionStrategy": "Min", "tile": [8, 8, 8]})";
+struct StartedSession {
+  Expected<TuneResult> result;
+  bool start_won = false;
+};
+StartedSession tune_from_hand_set(const Fixture& f, const char* options_hook,
+                                  const std::vector<std::pair<const char*, std::string>>& more_hooks) {
+  auto cache = TuningCache::open(f.db());
+  if (!cache) return {cache.failure()};
+  auto start = mapping_options_from_json(kHandSet);
+  TuneSettings s = quick({TCS_FAULT_WORKER}, 6);
+  s.start = {*start};
+  ::setenv(options_hook, mapping_options_to_json(*start).c_str(), 1);
+  for (const auto& [name, value] : more_hooks) ::setenv(name, value.c_str(), 1);
+  StartedSession out{tune(**cache, f.kernel, s)};
+  ::unsetenv(options_hook);
+  for (const auto& [name, value] : more_hooks) ::unsetenv(name);
+  if (out.result && out.result->best) {
+    auto won = mapping_options_from_json(out.result->best->options_json);
+    out.start_won = won && *won == *start;
+  }
+  return out;
+}
+
 // A starting option that its one trial put behind the search's fastest, by less than the
 // noise of a shared host, is timed again in the final turns beside them and wins there
 // when it is the faster. Only the fastest few were re-timed, so a hand set timed at an
@@ -501,23 +528,12 @@ TEST(Tune, StartingOptionsComeFirstAndPatienceWaitsForThem) {
 // grid it was started from).
 TEST(Tune, StartingOptionsNearTheFastestAreTimedAgainAtTheEnd) {
   Fixture f;
-  auto cache = TuningCache::open(f.db());
-  ASSERT_TRUE(cache) << cache.error();
-  auto start = mapping_options_from_json(R"({"outerScheduleFusionStrategy": "Min", "tile": [8, 8, 8]})");
-  ASSERT_TRUE(start) << start.error();
-  TuneSettings s = quick({TCS_FAULT_WORKER}, 6);
-  s.start = {*start};
-  ::setenv("TCS_TEST_FAST_OPTIONS", mapping_options_to_json(*start).c_str(), 1);
-  ::setenv("TCS_TEST_FAST_WHEN_FINAL", "1", 1);  // its trial the slowest (22 ms against 20 a call)
-  auto result = tune(**cache, f.kernel, s);
-  ::unsetenv("TCS_TEST_FAST_OPTIONS");
-  ::unsetenv("TCS_TEST_FAST_WHEN_FINAL");
+  // Its trial the slowest (22 ms against 20 a call), the final turns see it fast.
+  auto [result, start_won] = tune_from_hand_set(f, "TCS_TEST_FAST_OPTIONS", {{"TCS_TEST_FAST_WHEN_FINAL", "1"}});
   ASSERT_TRUE(result) << result.error();
   EXPECT_EQ(result->progress.failures, 0);
   ASSERT_TRUE(result->best);
-  auto won = mapping_options_from_json(result->best->options_json);
-  ASSERT_TRUE(won) << won.error();
-  EXPECT_TRUE(*won == *start) << "the winner: " << result->best->options_json;
+  EXPECT_TRUE(start_won) << "the winner: " << result->best->options_json;
   EXPECT_LT(result->best->median_ms, 15.0) << "timed fast in the final turns";
 }
 
@@ -527,22 +543,10 @@ TEST(Tune, StartingOptionsNearTheFastestAreTimedAgainAtTheEnd) {
 TEST(Tune, AStartIsDisplacedOnlyByAClearlyFasterCandidate) {
   for (int percent : {1, 12}) {
     Fixture f;
-    auto cache = TuningCache::open(f.db());
-    ASSERT_TRUE(cache) << cache.error();
-    auto start = mapping_options_from_json(R"({"outerScheduleFusionStrategy": "Min", "tile": [8, 8, 8]})");
-    ASSERT_TRUE(start) << start.error();
-    TuneSettings s = quick({TCS_FAULT_WORKER}, 6);
-    s.start = {*start};
-    ::setenv("TCS_TEST_SLOWER_OPTIONS", mapping_options_to_json(*start).c_str(), 1);
-    ::setenv("TCS_TEST_SLOWER_PERCENT", std::to_string(percent).c_str(), 1);
-    auto result = tune(**cache, f.kernel, s);
-    ::unsetenv("TCS_TEST_SLOWER_OPTIONS");
-    ::unsetenv("TCS_TEST_SLOWER_PERCENT");
+    auto [result, start_won] = tune_from_hand_set(f, "TCS_TEST_SLOWER_OPTIONS", {{"TCS_TEST_SLOWER_PERCENT", std::to_string(percent)}});
     ASSERT_TRUE(result) << result.error();
     ASSERT_TRUE(result->best);
-    auto won = mapping_options_from_json(result->best->options_json);
-    ASSERT_TRUE(won) << won.error();
-    EXPECT_EQ(*won == *start, percent == 1) << percent << " % slower; the winner: " << result->best->options_json;
+    EXPECT_EQ(start_won, percent == 1) << percent << " % slower; the winner: " << result->best->options_json;
   }
 }
 
