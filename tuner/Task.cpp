@@ -390,12 +390,13 @@ Expected<TuneResult> Task::finish(const std::string& stopped_because, bool cance
   if (!cancelled) {
     auto finalists = remeasure_finalists();
     if (!finalists) return finalists.failure();
-    // The options the session was handed and the cache's best before it began are incumbents: a
-    // newcomer displaces the fastest of them only when its median is lower by more than
-    // kClearlyFaster. Two programs within a few per cent rank either way from one process
-    // to the next: kru3's tuned pick at one thread and the grid set it had started from
-    // read 4.79-5.02 ms each in eight alternating CLI runs, and the benchmark, in its own
-    // process, put the tuned one 4 % behind. A closer win replaces known options on noise.
+    // The options the session was handed and the cache's best from before it are the
+    // incumbents: a newcomer displaces the fastest of them only when its median is lower
+    // by more than kClearlyFaster. Two programs within a few per cent rank either way from
+    // one process to the next: kru3's tuned pick at one thread and the grid set it had
+    // started from read 4.79-5.02 ms each in eight alternating CLI runs, and the benchmark,
+    // in its own process, put the tuned one 4 % behind. A closer win would replace known
+    // options on noise.
     constexpr double kClearlyFaster = 0.03;
     auto incumbent = [&](const std::string& o) {
       return o == best_before_ ||
