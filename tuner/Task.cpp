@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdio>
 #include <thread>
 
 #include "poly/Lowering.h"
@@ -39,6 +40,29 @@ std::string settings_json(const TuneSettings& s) {
 
 // A candidate this much slower than the best so far is timed with one run (tuner/Worker.cpp).
 constexpr double kCutoffFactor = 10;
+
+std::string number(double v, int digits) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+  return buf;
+}
+
+// TuneResult::chosen for the final turns: `fastest` among `finalists`, `held` the fastest
+// incumbent (the stored best when `held_is_stored`, else a starting option).
+std::string choice_text(size_t finalists, const std::optional<std::pair<std::string, Timing>>& fastest,
+                        const std::optional<std::pair<std::string, Timing>>& held, double margin, bool held_is_stored) {
+  if (!fastest) return "";
+  auto ms = [](double v) { return number(v, 4) + " ms"; };
+  if (!held) return "the fastest of " + std::to_string(finalists) + " finalists timed in turns";
+  const std::string who = held_is_stored ? "the stored best" : "the starting options";
+  if (held->first == fastest->first) return who + " (" + ms(held->second.median_ms) + "), fastest of the finalists";
+  double gain = held->second.median_ms / fastest->second.median_ms - 1;
+  std::string figures = " (" + ms(fastest->second.median_ms) + " against " + ms(held->second.median_ms) + ", " +
+                        number(100 * gain, 2) + " % faster";
+  if (gain > margin) return "a newcomer displaced " + who + figures + ")";
+  return "kept " + who + ": the fastest newcomer was within noise" + figures + "; a newcomer must be " +
+         number(100 * margin, 2) + " % faster)";
+}
 
 }  // namespace
 
@@ -407,6 +431,7 @@ Expected<TuneResult> Task::finish(const std::string& stopped_because, bool cance
       if (!winner || t.median_ms < winner->second.median_ms) winner = {{options, t}};
       if (incumbent(options) && (!held || t.median_ms < held->second.median_ms)) held = {{options, t}};
     }
+    result.chosen = choice_text(finalists->size(), winner, held, kClearlyFaster, held && held->first == best_before_);
     if (held && winner->second.median_ms * (1 + kClearlyFaster) >= held->second.median_ms) winner = held;
   }
   if (winner) {

@@ -59,6 +59,10 @@ struct TuneResult {
   TuneProgress progress;
   std::optional<BestRecord> best;
   std::string stopped_because;  // "trial budget", "time limit", "no gain for 8 rounds", "cancelled", "search space exhausted"
+  // How the final turns chose the best: the fastest finalist, or an incumbent (the starting
+  // options, the cache's best from before) kept against a newcomer within a few per cent,
+  // or displaced by one clearly faster; with the figures. Empty when nothing was chosen.
+  std::string chosen;
 };
 
 Expected<TuneResult> tune(TuningCache& cache, const KernelSetup& kernel, const TuneSettings& settings,

@@ -279,6 +279,7 @@ int command_tune(const std::vector<std::string>& argv) {
       j.field("same_program", p.same_program);
       j.field("already_measured", p.known);
       j.field("stopped", r.stopped_because);
+      j.field("chosen", r.chosen);
       j.field("elapsed_s", p.elapsed_s);
       j.field("model_samples", p.model_samples);
       j.field("model_rank_correlation", p.model_rank);
@@ -301,6 +302,7 @@ int command_tune(const std::vector<std::string>& argv) {
       std::cout << "  best " << r.best->median_ms << " ms, " << r.best->gflops << " GFLOP/s over " << r.best->verified_repeats
                 << (s.cold ? " runs with cold caches" : " runs") << "; use it with: tcstudio-cli run " << args.positional[0]
                 << " --entry " << w.entry << size_flags(w.sizes) << (s.cold ? " --best --repeat 100 --cold" : " --best") << "\n";
+    if (r.best && !r.chosen.empty()) std::cout << "  chosen: " << r.chosen << "\n";
     else
       std::cout << "  no candidate ran correctly; see 'tcstudio-cli cache show " << w.key << "'\n";
   }

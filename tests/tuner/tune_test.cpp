@@ -547,6 +547,9 @@ TEST(Tune, AStartIsDisplacedOnlyByAClearlyFasterCandidate) {
     ASSERT_TRUE(result) << result.error();
     ASSERT_TRUE(result->best);
     EXPECT_EQ(start_won, percent == 1) << percent << " % slower; the winner: " << result->best->options_json;
+    // The result says which rule chose: a user sees why a faster-looking newcomer lost.
+    EXPECT_TRUE(result->chosen.starts_with(percent == 1 ? "kept the starting options" : "a newcomer displaced the starting options"))
+        << result->chosen;
   }
 }
 
