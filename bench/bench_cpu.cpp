@@ -142,6 +142,10 @@ std::vector<Workload> selected_workloads() {
     if (std::any_of(prefixes.begin(), prefixes.end(), [&](const std::string& p) { return w.name.starts_with(p); })) out.push_back(w);
   return out;
 }
+// Each timing of a contender in a round: at least this many calls and this many seconds.
+int round_calls(bool quick) { return quick ? 3 : 10; }
+double round_seconds(bool quick) { return quick ? 0.1 : 0.25; }
+
 // Median milliseconds of cold calls through the core's one timing routine, as the CLI's
 // run --cold times them: a warm-up over every slot, then at least `calls` calls and
 // `seconds` of them, each timed alone.
@@ -168,11 +172,15 @@ void note(const Workload& w, int threads, const std::string& text) {
 // default", one thread, cold caches as here: the figure a user sees. The median of one
 // run in milliseconds; INFINITY when it failed (said on stderr). The 1-thread child calls
 // it once a round, right after timing the contenders, so both figures see the same load
-// on the machine.
-double cli_median_ms(const Workload& w, bool quick) {
+// on the machine, and asks for as many runs as time_cold times in its `seconds`
+// (`bench_ms` a call): layernorm's 30 runs took 1.5 ms, and on a shared host a third of
+// such samples fell into a slower spell of a few milliseconds and read twice the median
+// that 300 or 3000 runs read in the same minute.
+double cli_median_ms(const Workload& w, int calls, double seconds, double bench_ms) {
+  if (std::isfinite(bench_ms) && bench_ms > 0) calls = std::max(calls, int(std::ceil(seconds * 1e3 / bench_ms)));
   std::string cmd = "'" + std::string(TCS_CLI_BINARY) + "' run '" + w.dir + "/" + w.file + "'";
   for (const auto& [name, v] : w.sizes) cmd += " --size " + name + "=" + std::to_string(v);
-  cmd += std::string(" --random --repeat ") + (quick ? "10" : "30") + " --threads 1 --cold --json";
+  cmd += " --random --repeat " + std::to_string(calls) + " --threads 1 --cold --json";
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) return INFINITY;
   std::string out;
@@ -285,7 +293,7 @@ void measure(const Workload& w, int threads, int rounds, bool quick, tcs::Thread
     finalists = 4;
   }
   if (screened.size() > finalists) screened.resize(finalists);
-  for (Entry& e : screened) e.ms = time_cold(ours(e.kernel), slots, quick ? 3 : 10, quick ? 0.1 : 0.25);
+  for (Entry& e : screened) e.ms = time_cold(ours(e.kernel), slots, round_calls(quick), round_seconds(quick));
   auto pick = std::min_element(screened.begin(), screened.end(), [](const Entry& a, const Entry& b) { return a.ms < b.ms; });
   // On one line: the RESULT line carries it, and the parent hands it back, line by line,
   // as the one-thread pick (a grid entry written over several lines broke both).
@@ -321,14 +329,19 @@ void measure(const Workload& w, int threads, int rounds, bool quick, tcs::Thread
   std::unique_ptr<StreamTriad> triad = w.stream_goal > 0 ? std::make_unique<StreamTriad>() : nullptr;
   double triad_gbs = 0;
   double cli_ms = INFINITY;
+  const int calls = round_calls(quick);
+  const double seconds = round_seconds(quick);
   for (int r = 0; r < rounds; ++r) {
+    double default_ms = INFINITY;
     for (Contender& c : cs) {
       std::this_thread::sleep_for(std::chrono::milliseconds(100));  // let other threads settle
-      c.best_ms = std::min(c.best_ms, time_cold(c.call, slots, quick ? 3 : 10, quick ? 0.1 : 0.25));
+      double ms = time_cold(c.call, slots, calls, seconds);
+      c.best_ms = std::min(c.best_ms, ms);
+      if (c.impl == "tcs default") default_ms = ms;
       if (r == 0) c.error = slots.error_of(c.call);
     }
     if (triad) triad_gbs = std::max(triad_gbs, triad->gbs(pool, quick));
-    if (threads == 1) cli_ms = std::min(cli_ms, cli_median_ms(w, quick));
+    if (threads == 1) cli_ms = std::min(cli_ms, cli_median_ms(w, quick ? 10 : 30, seconds, default_ms));
   }
   auto grid_pick = std::find_if(cs.begin(), cs.end(), [](const Contender& c) { return c.impl == "tcs grid best"; });
   if (tuned_is_grid_pick && grid_pick != cs.end()) {
