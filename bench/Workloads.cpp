@@ -38,10 +38,11 @@ std::string contraction(const std::vector<int>& tile, const std::vector<int>& re
          R"(, "registerAccumulate": true, "pack": )" + p + "]}}";
 }
 
-// A memory-bound kernel's options: fusion strategies and vector width, no tiling.
-std::string streaming(const char* outer, const char* intra, int width) {
+// A memory-bound kernel's options: fusion strategies and vector width, no tiling; with
+// `stream`, outputs stored past the caches (cpu.streamStores).
+std::string streaming(const char* outer, const char* intra, int width, bool stream = false) {
   return std::string(R"({"outerScheduleFusionStrategy": ")") + outer + R"(", "intraTileScheduleFusionStrategy": ")" + intra +
-         R"(", "cpu": {"vectorWidth": )" + to_string(width) + "}}";
+         R"(", "cpu": {"vectorWidth": )" + to_string(width) + (stream ? R"(, "streamStores": true)" : "") + "}}";
 }
 
 std::vector<std::string> streaming_grid() {
@@ -50,6 +51,10 @@ std::vector<std::string> streaming_grid() {
     for (const char* outer : {"Max", "Min"}) g.push_back(streaming(outer, "Min", w));
   g.push_back(streaming("Preserve3Coincident", "Min", lanes()));
   g.push_back(streaming("Max", "Max", lanes()));
+  // Stored past the caches: a row of a width the vectors fill (layernorm's 1024), or of 8
+  // lanes where they do not (softmax's 1000).
+  for (int w : {lanes(), 8}) g.push_back(streaming("Preserve3Coincident", "Min", w, true));
+  g.push_back(streaming("Max", "Max", lanes(), true));
   std::sort(g.begin(), g.end()), g.erase(std::unique(g.begin(), g.end()), g.end());
   return g;
 }

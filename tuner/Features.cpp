@@ -44,6 +44,8 @@ const std::vector<std::string>& names() {
       for (int l = 0; l < kInnerLoops; ++l) v.push_back("access" + std::to_string(a) + "_loop" + std::to_string(l) + "_stride");
     // Version 3: how many iterations ahead an enclosing loop fetches the reads (cpu.fetchAhead).
     v.push_back("fetch_ahead");
+    // Version 4: the statement writes an output that cpu.streamStores stores past the caches.
+    v.push_back("streams_output");
     return v;
   }();
   return n;
@@ -186,6 +188,8 @@ class Walker {
       }
     for (const Loop& l : loops_) f[at] = std::max(f[at], double(l.annot.fetch_ahead));
     ++at;
+    f[at++] = nest_.stream_outputs && !acc.accesses.empty() && acc.accesses.front().write &&
+              def_.tensors[size_t(acc.accesses.front().tensor)].role == TensorRole::Output;
     assert(at == f.size());
     for (double v : f) out_.data.push_back(squash(v));
     ++out_.rows;

@@ -238,6 +238,7 @@ MappingOptions SketchSpace::sample(std::mt19937_64& rng, const Sketch& s) const 
     if (rng() % 2) p.depth = int(rng() % (o.tile.size() + 1));
   if (rng() % 10 == 0) o.cpu.parallel = !o.cpu.parallel;
   if (rng() % 4 == 0) o.cpu.fetch_ahead = pick(rng, kFetchAhead);
+  if (rng() % 4 == 0) o.cpu.stream_stores = !o.cpu.stream_stores;
   return o;
 }
 
@@ -279,9 +280,11 @@ MappingOptions SketchSpace::mutate(std::mt19937_64& rng, const MappingOptions& p
   } else if (move < 0.92) {
     static const std::vector<int> unrolls = {1, 2, 4, 8};
     o.unroll = pick(rng, unrolls);
-  } else if (move < 0.97 && !o.cpu.pack.empty()) {
+  } else if (move < 0.96 && !o.cpu.pack.empty()) {
     PackRequest& p = o.cpu.pack[rng() % o.cpu.pack.size()];
     p.depth = int(rng() % (o.tile.size() + 1));
+  } else if (move < 0.97) {
+    o.cpu.stream_stores = !o.cpu.stream_stores;
   } else if (move < 0.98) {
     o.cpu.parallel = !o.cpu.parallel;
   } else if (move < 0.99) {

@@ -157,6 +157,9 @@ class CWriter {
     // A temporary kept in local buffers stays a parameter, so every caller passes every
     // tensor alike; say so rather than leave an unused-parameter warning in a user's build.
     for (const std::string& t : local_temporaries(nest_)) line("  (void)" + c_identifier(t) + ";  // kept in local buffers");
+    if (nest_.stream_outputs)
+      line("  // cpu.streamStores: the compiled kernel stores outputs it never reads past the caches when they start "
+           "on a cache line; this C stores them the usual way");
     if (layout_.symbolic) {
       line("  // Sizes that would leave an index range empty or read outside a tensor: nothing runs.");
       for (const SizeCondition& c : size_conditions(def_))

@@ -33,6 +33,7 @@
 #include <thread>
 
 #include "codegen/LlvmEmitter.h"
+#include "codegen/LlvmStreamStores.h"
 #include "codegen/X86Extensions.h"
 #include "runtime/ThreadPool.h"
 
@@ -139,6 +140,7 @@ void optimise(llvm::Module& m, llvm::TargetMachine& tm) {
     for (llvm::BasicBlock& b : f)
       for (llvm::Instruction& i : b)
         if (llvm::isa<llvm::BinaryOperator>(i) && i.getType()->isFPOrFPVectorTy()) i.setHasAllowReassoc(false);
+  mark_streaming_stores(m);
 }
 
 // Prints the IR with an origin marker before each instruction; the markers become the

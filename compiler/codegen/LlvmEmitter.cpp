@@ -7,6 +7,7 @@
 
 #include <utility>
 
+#include "codegen/LlvmStreamStores.h"
 #include "lang/Builtins.h"
 #include "loopnest/Affine.h"
 
@@ -60,6 +61,14 @@ std::unique_ptr<llvm::Module> Emitter::run() {
   for (size_t i = 0; i < nest_.root.children.size(); ++i)
     if (!folds_.skipped[i]) emit(nest_.root.children[i], body);
   B.CreateRetVoid();
+  dib_.finalize();
+
+  // cpu.streamStores: a second copy of the code, for outputs that start on a cache line
+  // (codegen/LlvmStreamStores.h).
+  std::vector<std::pair<unsigned, std::string>> outputs;
+  for (size_t t = 0; t < def_.tensors.size(); ++t)
+    if (def_.tensors[t].role == TensorRole::Output) outputs.emplace_back(unsigned(t), def_.tensors[t].name);
+  llvm::Function* streaming = nest_.stream_outputs && !outputs.empty() ? copy_for_streaming(*module_, body.fn, impls_, outputs) : nullptr;
 
   // The entry point unpacks the buffer array and returns the error bits. With symbolic
   // sizes it first checks them (size_conditions) and runs nothing when one fails.
@@ -90,9 +99,25 @@ std::unique_ptr<llvm::Module> Emitter::run() {
   args.push_back(err);
   args.push_back(entry->getArg(1));
   if (layout_.symbolic) args.push_back(entry->getArg(2));
-  B.CreateCall(body.fn, args);
+  if (streaming) {
+    llvm::Value* aligned = B.getTrue();
+    for (const auto& [t, name] : outputs)
+      aligned = B.CreateAnd(aligned, B.CreateICmpEQ(B.CreateAnd(B.CreatePtrToInt(args[t], i64_), B.getInt64(kStreamedOutputAlignment - 1)), B.getInt64(0)));
+    auto* stream = llvm::BasicBlock::Create(C, "outputs.aligned", entry);
+    auto* plain = llvm::BasicBlock::Create(C, "outputs.unaligned", entry);
+    auto* ran = llvm::BasicBlock::Create(C, "ran", entry);
+    B.CreateCondBr(aligned, stream, plain);
+    B.SetInsertPoint(stream);
+    B.CreateCall(streaming, args);
+    B.CreateBr(ran);
+    B.SetInsertPoint(plain);
+    B.CreateCall(body.fn, args);
+    B.CreateBr(ran);
+    B.SetInsertPoint(ran);
+  } else {
+    B.CreateCall(body.fn, args);
+  }
   B.CreateRet(B.CreateLoad(i32_, err));
-  dib_.finalize();
   return std::move(module_);
 }
 
@@ -103,6 +128,7 @@ Emitter::Env Emitter::make_impl(const std::string& name, const std::vector<std::
   auto* type = llvm::FunctionType::get(B.getVoidTy(), params, false);
   Env env;
   env.fn = llvm::Function::Create(type, llvm::Function::InternalLinkage, name, *module_);
+  impls_.push_back(env.fn);
   env.fn->addFnAttr(llvm::Attribute::NoUnwind);
   env.fn->addFnAttr(llvm::Attribute::NoInline);
   for (size_t t = 0; t < ns; ++t) {

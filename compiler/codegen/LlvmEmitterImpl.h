@@ -242,6 +242,7 @@ class Emitter {
   llvm::IntegerType* i64_ = nullptr;
   llvm::IntegerType* i32_ = nullptr;
   llvm::Function* parallel_for_ = nullptr;
+  std::vector<llvm::Function*> impls_;  // every function make_impl made: tensors first, by slot
   const SemaStmt* stmt_ = nullptr;
   std::vector<int> pack_of_;  // per tensor: the pack site its reads use, or -1
   std::vector<FetchAhead> ahead_;  // the packs around the code being emitted that fetch ahead

@@ -133,6 +133,7 @@ std::vector<int> calls_below(const LoopNode& n) {
 
 std::string loop_nest_to_string(const LoopNest& nest) {
   std::string out;
+  if (nest.stream_outputs) out += "// outputs only written: stored past the caches where aligned (cpu.streamStores)\n";
   print(nest.root, nest, 0, out);
   return out;
 }

@@ -132,6 +132,10 @@ struct LoopNest {
   std::vector<PolyStmt> stmts;
   std::vector<std::string> iter_names;  // c0, c1, ... by iterator number
   std::vector<std::string> params;      // size parameters that remain symbolic
+  // cpu.streamStores: the def's outputs that the kernel only writes are stored with
+  // non-temporal stores where a vector store is aligned to its width, when every such
+  // output starts on a cache line (a second copy of the code runs otherwise).
+  bool stream_outputs = false;
 };
 
 // Pseudo-C, for --emit ast and tests. Everything code generation reads from the nest is

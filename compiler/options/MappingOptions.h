@@ -41,6 +41,9 @@ struct CpuMapping {
   // > 0: the loop around each innermost long loop fetches, at the start of an iteration,
   // the lines its reads will touch this many iterations on (LoopAnnotation::fetch_ahead).
   int fetch_ahead = 0;
+  // Outputs the kernel writes and never reads are stored past the caches (non-temporal
+  // stores) where their tensors start on a cache line (LoopNest::stream_outputs).
+  bool stream_stores = false;
   friend bool operator==(const CpuMapping&, const CpuMapping&) = default;
 };
 

@@ -115,6 +115,12 @@ const std::vector<Row>& rows() {
                   "ahead (0: none), for reads the hardware prefetcher does not follow: a pooling's pairs of short rows"},
                  {[](const MappingOptions& o) { return json(o.cpu.fetch_ahead); },
                   [](MappingOptions& o, const json& v) { o.cpu.fetch_ahead = int(v.get<int64_t>()); }}});
+    t.push_back({{"cpu.streamStores", "cpu", OptionType::Bool, 0, 0, false, 0, {}, {},
+                  "outputs the kernel writes and never reads go to memory past the caches (non-temporal stores), "
+                  "where a vector store is aligned to its width: no line is read before it is overwritten, none is "
+                  "kept. For outputs larger than the cache that nothing reads soon; a tensor not on a 64-byte "
+                  "boundary is written the usual way"},
+                 bool_member([](MappingOptions& o) -> bool& { return o.cpu.stream_stores; })});
     // The fields that shape one statement's own loops, which `statements` may set per
     // statement; fusion, scheduling and threading stay the kernel's.
     for (Row& r : t)

@@ -284,6 +284,19 @@ Expected<MappingOptions> mapping_preset(std::string_view name, const SemaDef& de
     // where memory is the limit either way; none either for softmax or layernorm, whose
     // rows are long).
     if (reads_windows(def)) o.cpu.fetch_ahead = 4;
+    // Outputs larger than the last-level cache leave it whatever the stores do: stored
+    // past it they are not read in from memory first (a layernorm of 16384 x 1024, 64 MiB
+    // out, on a Zen 4 with 32 MiB: 5.1-5.4 ms against 7.7-7.8 on one thread, 2.9-3.1
+    // against 6.3-6.5 on two, run after run). Smaller ones stay in it: a
+    // layernorm of 2048 x 1024 (8 MiB out), warm, ran on two Zen 4 threads in 0.17 ms
+    // through the cache and 0.32-0.35 streaming (docs/PERFORMANCE.md, 2026-11-29).
+    if (int64_t llc = host_caches().l3_bytes; shapes && llc > 0) {
+      int64_t out = 0;
+      for (size_t t = 0; t < def.tensors.size(); ++t)
+        if (def.tensors[t].role == TensorRole::Output)
+          out += shapes->tensors[t].numel() * scalar_type_bytes(def.tensors[t].type);
+      o.cpu.stream_stores = out > llc;
+    }
     return o;
   }
   std::string known;

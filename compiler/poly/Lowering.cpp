@@ -81,6 +81,7 @@ Expected<LoweringResult> lower_to_loop_nest(const SemaDef& def, const DefShapes&
              separate_full_register_tiles(result.nest);
              plan_fetch_ahead(result.nest);
              plan_stream_ahead(result.nest, options.cpu.fetch_ahead);
+             result.nest.stream_outputs = options.cpu.stream_stores;
            });
     if (!done) return Error{ErrorKind::Cancelled, "compilation cancelled"};
   } catch (const poly::OptionError& e) {

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 
 namespace tcs {
@@ -46,6 +47,7 @@ HostCaches host_caches() {
     int64_t size = parse_size(read_word(dir + "size"));
     if (level == "1" && type == "Data") c.l1_bytes = size;
     if (level == "2" && (type == "Unified" || type == "Data")) c.l2_bytes = size;
+    if (level == "3" && type == "Unified") c.l3_bytes = size;
   }
   if (c.l1_bytes > 0 && c.l2_bytes > 0) {
     c.source = "sysfs";
@@ -53,7 +55,11 @@ HostCaches host_caches() {
   }
 #if defined(_SC_LEVEL1_DCACHE_SIZE) && defined(_SC_LEVEL2_CACHE_SIZE)
   long l1 = sysconf(_SC_LEVEL1_DCACHE_SIZE), l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
-  if (l1 > 0 && l2 > 0) return HostCaches{l1, l2, "sysconf"};
+  long l3 = 0;
+#if defined(_SC_LEVEL3_CACHE_SIZE)
+  l3 = std::max(0L, sysconf(_SC_LEVEL3_CACHE_SIZE));
+#endif
+  if (l1 > 0 && l2 > 0) return HostCaches{l1, l2, l3, "sysconf"};
 #endif
   c.source = "unknown";
   return c;

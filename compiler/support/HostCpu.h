@@ -14,6 +14,7 @@ int host_vector_bytes();
 
 struct HostCaches {
   int64_t l1_bytes = 0, l2_bytes = 0;  // per core, data (L1d) and unified (L2); 0: unknown
+  int64_t l3_bytes = 0;                // the last level, shared by the cores; 0: unknown
   std::string source;                  // where they were read: "sysfs", "sysconf" or "unknown"
 };
 

@@ -446,7 +446,7 @@ class ExplorersTest : public QObject {
       QCOMPARE(row.packed_bytes, row.tensor == "B" || (row.statement == "S0" && row.tensor.empty()) ? int64_t(4 * 16 * 4) : int64_t(0));
     FootprintChart chart;
     chart.resize(600, 200);
-    chart.set_rows(*rows, HostCaches{1024, 4096, "test"});
+    chart.set_rows(*rows, HostCaches{1024, 4096, 0, "test"});
     for (size_t i = 0; i < chart.rows().size(); ++i) {
       const FootprintRow& row = chart.rows()[i];
       QColor want_colour = row.bytes <= 1024 ? QColor(0x22, 0xa0, 0x55) : row.bytes <= 4096 ? QColor(0xe0, 0xa0, 0x20) : QColor(0xd0, 0x40, 0x40);
