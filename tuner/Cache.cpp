@@ -417,13 +417,27 @@ Expected<std::set<std::string>> TuningCache::measured_programs(const Workload& w
 }
 
 Expected<std::vector<std::pair<std::string, double>>> TuningCache::fastest(const Workload& w, const TargetIdentity& t, int k) {
+  return fastest_where(w, t, k, nullptr);
+}
+
+Expected<std::optional<double>> TuningCache::fastest_median(const Workload& w, const TargetIdentity& t,
+                                                           const std::string& options_json) {
+  auto one = fastest_where(w, t, 1, &options_json);
+  if (!one) return one.failure();
+  if (one->empty()) return std::optional<double>{};
+  return std::optional<double>{one->front().second};
+}
+
+Expected<std::vector<std::pair<std::string, double>>> TuningCache::fastest_where(const Workload& w, const TargetIdentity& t, int k,
+                                                                                const std::string* options_json) {
   return guarded([&] {
     Statement s(db_->handle(),
-                "SELECT c.options, min(m.median_ms) AS best FROM candidates c JOIN measurements m ON m.candidate_id = c.candidate_id"
-                " JOIN workloads w ON w.workload_id = c.workload_id JOIN targets t ON t.target_id = c.target_id"
-                " WHERE w.canonical = ?1 AND t.fingerprint = ?2 AND m.status = 'ok'"
-                " GROUP BY c.candidate_id ORDER BY best, c.candidate_id LIMIT ?3");
+                std::string("SELECT c.options, min(m.median_ms) AS best FROM candidates c JOIN measurements m ON m.candidate_id = c.candidate_id"
+                            " JOIN workloads w ON w.workload_id = c.workload_id JOIN targets t ON t.target_id = c.target_id"
+                            " WHERE w.canonical = ?1 AND t.fingerprint = ?2 AND m.status = 'ok'") +
+                    (options_json ? " AND c.options = ?4" : "") + " GROUP BY c.candidate_id ORDER BY best, c.candidate_id LIMIT ?3");
     s.bind(1, w.canonical).bind(2, t.fingerprint).bind(3, int64_t(k));
+    if (options_json) s.bind(4, *options_json);
     std::vector<std::pair<std::string, double>> out;
     while (s.step()) out.emplace_back(s.text(0), s.real(1));
     return out;

@@ -142,6 +142,8 @@ class TuningCache {
   // The k fastest measured candidates (options, best Ok median), fastest first: what
   // seeds each round of the search and what is re-measured before a winner is declared.
   Expected<std::vector<std::pair<std::string, double>>> fastest(const Workload& w, const TargetIdentity& t, int k);
+  // The best Ok median measured for these (canonical) options, or none.
+  Expected<std::optional<double>> fastest_median(const Workload& w, const TargetIdentity& t, const std::string& options_json);
   // Every measured candidate with features of `feature_version`, of every workload with
   // this structure (the same kernel at any sizes) on this target: a new workload's search
   // starts from a model trained on its siblings.
@@ -176,6 +178,9 @@ class TuningCache {
                    bool replace);
   WorkloadDetail detail(int64_t workload, int64_t target, int top_k);
   bool keeps_programs() const { return schema_version_ >= 3; }  // candidates.program came with version 3
+  // fastest() and fastest_median(): all candidates, or the one with these options.
+  Expected<std::vector<std::pair<std::string, double>>> fastest_where(const Workload& w, const TargetIdentity& t, int k,
+                                                                     const std::string* options_json);
   // The distinct values of `column` (a candidates column; nulls left out) over the
   // candidates of `w` on `t` measured at least once; with `load_failures` false, a
   // measurement that timed out or ran out of memory does not count.

@@ -89,6 +89,17 @@ Status Task::start() {
   if (!best) return best.failure();
   if (*best) best_before_ = (*best)->options_json;
   queued_ = space_.starts(settings_.start);
+  // A start an earlier session measured (one killed or cancelled before its final turns, or
+  // a tuning run again from the same hand sets) is not measured again, but it is still one
+  // of the options this session was handed: its figure from then makes it an incumbent
+  // and, near the fastest, a finalist.
+  for (const MappingOptions& o : settings_.start) {
+    std::string json = mapping_options_to_json(o);
+    if (!known->contains(json)) continue;
+    auto ms = cache_.fastest_median(workload_, target_, json);
+    if (!ms) return ms.failure();
+    if (*ms) started_.push_back({json, **ms});
+  }
   for (Candidate& c : space_.presets()) queued_.push_back(std::move(c));
   auto fastest = cache_.fastest(workload_, target_, 16);
   if (!fastest) return fastest.failure();

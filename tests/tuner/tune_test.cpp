@@ -502,8 +502,11 @@ struct StartedSession {
   Expected<TuneResult> result;
   bool start_won = false;
 };
+// With `measured_before`, a session handed the same set is cancelled after its first round
+// first: the hand set is measured, and no final turns are run.
 StartedSession tune_from_hand_set(const Fixture& f, const char* options_hook,
-                                  const std::vector<std::pair<const char*, std::string>>& more_hooks) {
+                                  const std::vector<std::pair<const char*, std::string>>& more_hooks,
+                                  bool measured_before = false) {
   auto cache = TuningCache::open(f.db());
   if (!cache) return {cache.failure()};
   auto start = mapping_options_from_json(kHandSet);
@@ -511,7 +514,15 @@ StartedSession tune_from_hand_set(const Fixture& f, const char* options_hook,
   s.start = {*start};
   ::setenv(options_hook, mapping_options_to_json(*start).c_str(), 1);
   for (const auto& [name, value] : more_hooks) ::setenv(name, value.c_str(), 1);
-  StartedSession out{tune(**cache, f.kernel, s)};
+  auto sessions = [&]() -> Expected<TuneResult> {
+    if (measured_before) {
+      std::atomic<bool> cancel{false};
+      auto earlier = tune(**cache, f.kernel, s, [&](const TuneProgress&) { cancel = true; }, &cancel);
+      if (!earlier) return earlier.failure();
+    }
+    return tune(**cache, f.kernel, s);
+  };
+  StartedSession out{sessions()};
   ::unsetenv(options_hook);
   for (const auto& [name, value] : more_hooks) ::unsetenv(name);
   if (out.result && out.result->best) {
@@ -551,6 +562,38 @@ TEST(Tune, AStartIsDisplacedOnlyByAClearlyFasterCandidate) {
     EXPECT_TRUE(result->chosen.starts_with(percent == 1 ? "kept the starting options" : "a newcomer displaced the starting options"))
         << result->chosen;
   }
+}
+
+// A start an earlier session measured before it was cancelled (or killed) is not measured
+// again, and it still joins the final turns when its figure from then came near the
+// fastest. It was left out of them, and lost to options that only its one unlucky trial
+// had put ahead.
+TEST(Tune, AStartMeasuredInAnEarlierSessionIsTimedAgainAtTheEnd) {
+  Fixture f;
+  auto [result, start_won] = tune_from_hand_set(f, "TCS_TEST_FAST_OPTIONS", {{"TCS_TEST_FAST_WHEN_FINAL", "1"}},
+                                                /*measured_before=*/true);
+  ASSERT_TRUE(result) << result.error();
+  ASSERT_TRUE(result->best);
+  EXPECT_TRUE(start_won) << "the winner: " << result->best->options_json << "; " << result->chosen;
+  EXPECT_LT(result->best->median_ms, 15.0) << "timed fast in the final turns";
+  auto cache = TuningCache::open(f.db());
+  ASSERT_TRUE(cache) << cache.error();
+  Workload w = workload_of(f.kernel);
+  TargetIdentity target = tuning_target(find_target("cpu")->identify(), 1);
+  auto hand_set = mapping_options_to_json(*mapping_options_from_json(kHandSet));
+  auto sessions = (*cache)->fastest_median(w, target, hand_set);
+  ASSERT_TRUE(sessions && *sessions) << "the hand set has a measured figure";
+  int trials_of_hand_set = 0;
+  sqlite3* h = nullptr;
+  ASSERT_EQ(sqlite3_open_v2(f.db().c_str(), &h, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+  sqlite3_stmt* st = nullptr;
+  sqlite3_prepare_v2(h, "SELECT count(*) FROM candidates c JOIN measurements m USING(candidate_id) WHERE c.options = ?1", -1, &st,
+                     nullptr);
+  sqlite3_bind_text(st, 1, hand_set.c_str(), -1, SQLITE_TRANSIENT);
+  if (sqlite3_step(st) == SQLITE_ROW) trials_of_hand_set = sqlite3_column_int(st, 0);
+  sqlite3_finalize(st);
+  sqlite3_close(h);
+  EXPECT_EQ(trials_of_hand_set, 1) << "measured once, by the earlier session; the final turns are not trials";
 }
 
 // The cache's best record is timed in turns beside the session's finalists. A record an
