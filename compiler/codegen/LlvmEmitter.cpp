@@ -252,6 +252,16 @@ llvm::MDNode* Emitter::loop_metadata(const LoopNode& n, LoopPart part) {
     if (n.annot.unroll < 0 && n.init.is_int() && n.upper.is_int()) flag("llvm.loop.unroll.full");
     else if (n.annot.unroll > 1)
       value("llvm.loop.unroll.count", llvm::ConstantAsMetadata::get(B.getInt32(uint32_t(n.annot.unroll))));
+    else if (n.annot.vector_width > 1) {
+      // Not unrolled before it is vectorised: LLVM unrolls a short loop of a known trip
+      // count in full first, and then vectorises the loop around it, across rows, with a
+      // gather and a scatter per vector (rows of 28: 8 GB/s on a residual add). The loop
+      // it makes is left free to unroll as LLVM sees fit.
+      flag("llvm.loop.unroll.disable");
+      llvm::Metadata* vectorized =
+          llvm::MDNode::get(C, {llvm::MDString::get(C, "llvm.loop.isvectorized"), llvm::ConstantAsMetadata::get(B.getInt32(1))});
+      ops.push_back(llvm::MDNode::get(C, {llvm::MDString::get(C, "llvm.loop.vectorize.followup_all"), vectorized}));
+    }
   }
   llvm::MDNode* md = llvm::MDNode::getDistinct(C, ops);
   md->replaceOperandWith(0, md);
@@ -297,11 +307,20 @@ void Emitter::emit_for(const LoopNode& n, Env& env) {
   const int w = n.annot.vector_width;
   const int64_t group = int64_t(w) * 4;
   std::optional<int64_t> span = constant_span(n.init, n.upper);
-  if (w > 1 && (w & (w - 1)) == 0 && n.stride == 1 && span && (*span + 1) % group != 0 && *span + 1 > group) {
-    llvm::Value* split = B.CreateNSWAdd(lo, B.getInt64(uint64_t((*span + 1) / group * group)));
-    emit_loop(n, env, lo, B.CreateSub(split, B.getInt64(1)), body, LoopPart::Groups);
-    emit_loop(n, env, split, hi, body, LoopPart::Rest);
-    return;
+  if (w > 1 && (w & (w - 1)) == 0 && n.stride == 1 && span) {
+    const int64_t trips = *span + 1;
+    if (trips % group != 0 && trips > group) {
+      llvm::Value* split = B.CreateNSWAdd(lo, B.getInt64(uint64_t(trips / group * group)));
+      emit_loop(n, env, lo, B.CreateSub(split, B.getInt64(1)), body, LoopPart::Groups);
+      emit_loop(n, env, split, hi, body, LoopPart::Rest);
+      return;
+    }
+    // A short loop that vectors do not fill (rows of 14 or 28 at 16 lanes) is masked
+    // vectors throughout: LLVM would leave all 14 scalar, or 12 of 28.
+    if (trips % w != 0) {
+      emit_loop(n, env, lo, hi, body, LoopPart::Rest);
+      return;
+    }
   }
   emit_loop(n, env, lo, hi, body);
 }
