@@ -48,6 +48,11 @@ std::vector<std::string> mapping_preset_names() { return {"naive", "default", "c
 
 namespace {
 
+// A contraction of up to kOneThreadMacs multiply-adds (about 10 us on one core) that packs
+// kSharedPackBytes or more stays on one thread: see mapping_preset.
+constexpr int64_t kOneThreadMacs = int64_t(1) << 20;
+constexpr int64_t kSharedPackBytes = int64_t(16) << 10;
+
 // The statement a contraction preset shapes the schedule around: a sum of products whose
 // left-hand side has at least two indices (matmul and its transposed and batched forms,
 // convolutions). Its last two left-hand indices become the register tile's rows and
@@ -244,6 +249,7 @@ Expected<MappingOptions> mapping_preset(std::string_view name, const SemaDef& de
   if (name == "contraction" || (name == "default" && classify_kernel(def) == KernelClass::Contraction && contraction)) {
     auto ranges_of = [&](const SemaStmt& s) { return shapes ? &shapes->stmts[size_t(&s - def.stmts.data())] : nullptr; };
     MappingOptions c = contraction_preset(*contraction, ranges_of(*contraction));
+    int64_t shared_pack_bytes = 0;
     for (size_t k = 0; k < def.stmts.size(); ++k) {
       const SemaStmt& s = def.stmts[k];
       if (!is_contraction(s)) continue;
@@ -259,14 +265,35 @@ Expected<MappingOptions> mapping_preset(std::string_view name, const SemaDef& de
       // Its shared operand packed, each tensor once. Batched products re-pack per batch
       // entry for little reuse, so they do not unless the copy transposes.
       int64_t bytes = 0;
-      if (shapes)
-        if (const ast::Expr* shared = operand_without(s, register_rows_index(s))) {
-          int t = def.find_tensor(shared->name);
-          bytes = shapes->tensors[size_t(t)].numel() * scalar_type_bytes(def.tensors[size_t(t)].type);
-        }
+      const ast::Expr* shared = operand_without(s, register_rows_index(s));
+      if (shapes && shared) {
+        int t = def.find_tensor(shared->name);
+        bytes = shapes->tensors[size_t(t)].numel() * scalar_type_bytes(def.tensors[size_t(t)].type);
+      }
       if (auto p = shared_operand_pack(s, int(c.tile.size()), bytes);
-          p && std::none_of(c.cpu.pack.begin(), c.cpu.pack.end(), [&](const PackRequest& q) { return q.tensor == p->tensor; }))
+          p && std::none_of(c.cpu.pack.begin(), c.cpu.pack.end(), [&](const PackRequest& q) { return q.tensor == p->tensor; })) {
         c.cpu.pack.push_back(*p);
+        // Read by every thread unless it follows the outermost index, which they split
+        // (an attention's K(b, s, d) over the batch b).
+        if (!operand_uses(s, *shared, 0)) shared_pack_bytes += bytes;
+      }
+    }
+    // A small product whose packed copy every thread reads runs on one thread. Split over
+    // two, the copy one core wrote is read by both, and on a shared 2-core host that was a
+    // gamble per process: mlp2 (786 k multiply-adds, 216 KiB packed) took 0.018 ms on one
+    // thread and 0.018, 0.038 or 0.13 on two; a 256-input linear layer of 32 rows 0.021
+    // and 0.021-0.093; the bundled matmul gained nothing. Small products that pack nothing
+    // (batched ones, convolutions), little (KRU3's 512-byte W2) or per thread (attention)
+    // still gain 1.3-2x on two.
+    if (shapes && shared_pack_bytes >= kSharedPackBytes) {
+      int64_t macs = 0;
+      for (size_t k = 0; k < def.stmts.size(); ++k)
+        if (is_contraction(def.stmts[k])) {
+          int64_t points = 1;
+          for (const IndexRange& r : shapes->stmts[k]) points *= std::max<int64_t>(0, r.hi - r.lo + 1);
+          macs += points;
+        }
+      if (macs <= kOneThreadMacs) c.cpu.parallel = false;
     }
     c.best_effort = true;
     return c;

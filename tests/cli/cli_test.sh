@@ -96,7 +96,7 @@ expect 0 '"tile": \[[0-9]+, [0-9]+, [0-9]+\]' -- compile "$work/saved_json.tc" -
 expect 1 'saved_bad.tc:2: saved options: .*tile\[0\]' -- compile "$work/saved_bad.tc" --emit options
 expect 0 'band register point' -- compile "$examples/matmul.tc" --emit schedule
 expect 0 'accumulate-in-registers' -- compile "$examples/matmul.tc" --emit ast
-expect 0 '// L[0-9]+ parallel' -- compile "$examples/matmul.tc" --emit c
+expect 0 '// L[0-9]+ parallel' -- compile "$examples/matmul.tc" --size M=256 --size K=256 --size N=256 --emit c
 expect 0 'define .*i32 @tcs_kernel' -- compile "$examples/matmul.tc" --emit llvm
 expect 0 'vfmadd' -- compile "$examples/matmul.tc" --emit asm
 expect 0 'band scheduled' -- compile "$examples/matmul.tc" --dump-after schedule

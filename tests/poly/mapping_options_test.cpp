@@ -103,6 +103,39 @@ TEST(MappingOptions, DefaultConvolutionTilesTwoOutputRowsWhenARowIsOneVector) {
   EXPECT_EQ(wide.cpu.point_loop_order, (std::vector<int>{0, 2, 4, 5, 6, 1, 3}));
 }
 
+// A small product whose packed operand every thread would read runs on one thread (on two
+// the bundled mlp2 took 1-7x its one-thread time, by process); a larger one, a batched one
+// and one whose pack the threads split by batch stay parallel.
+TEST(MappingOptions, DefaultKeepsASmallProductSharingItsPackOnOneThread) {
+  std::shared_ptr<const CheckedFile> checked = check_source("k.tc", R"(
+def linear(float(B,I) X, float(O,I) W) -> (Y) {
+    Y(b, o) +=! X(b, i) * W(o, i)
+}
+def bmm(float(N,M,K) A, float(N,K,P) Bt) -> (C) {
+    C(n, m, p) +=! A(n, m, k) * Bt(n, k, p)
+}
+def scores(float(N,T,D) Q, float(N,S,D) K) -> (P) {
+    P(n, t, s) +=! Q(n, t, d) * K(n, s, d)
+})");
+  ASSERT_FALSE(checked->has_errors());
+  auto preset = [&](const char* def, SizeMap sizes) {
+    auto setup = kernel_setup(checked, KernelSpec{def, sizes, {}});
+    EXPECT_TRUE(setup) << setup.error();
+    auto o = mapping_preset("default", *setup->def, &setup->shapes);
+    EXPECT_TRUE(o) << o.error();
+    return *o;
+  };
+  MappingOptions small = preset("linear", {{"B", 32}, {"I", 256}, {"O", 128}});  // 2^20 multiply-adds, 128 KiB of W
+  EXPECT_FALSE(small.cpu.pack.empty());
+  EXPECT_FALSE(small.cpu.parallel);
+  EXPECT_TRUE(preset("linear", {{"B", 64}, {"I", 256}, {"O", 128}}).cpu.parallel) << "twice the work";
+  EXPECT_TRUE(preset("linear", {{"B", 256}, {"I", 8}, {"O", 8}}).cpu.parallel) << "a 256-byte pack";
+  EXPECT_TRUE(preset("bmm", {{"N", 20}, {"M", 26}, {"K", 72}, {"P", 26}}).cpu.parallel) << "nothing packed";
+  MappingOptions attention = preset("scores", {{"N", 2}, {"T", 32}, {"S", 32}, {"D", 64}});
+  EXPECT_FALSE(attention.cpu.pack.empty());
+  EXPECT_TRUE(attention.cpu.parallel) << "each thread packs its own batch entries";
+}
+
 TEST(MappingOptions, KernelDependentProblemsAreErrorsNotCrashes) {
   auto setup = kernel_setup(check_source("k.tc", "def mm(float(M,K) A, float(K,N) B) -> (C) { C(m,n) +=! A(m,k) * B(k,n) }\n"),
                             KernelSpec{"mm", {{"M", 8}, {"K", 8}, {"N", 8}}, {}});

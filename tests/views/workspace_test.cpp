@@ -94,7 +94,7 @@ class WorkspaceTest : public QObject {
     QVERIFY(wait_idle(w));
     QString details = w.diff()->details();
     QVERIFY2(details.contains(QRegularExpression(R"(tile: \[\d+, 512, 256\] → \[\])")), qPrintable(details));
-    QVERIFY(details.contains("cpu.parallel: true → false"));
+    QVERIFY(details.contains("cpu.vectorize: true → false"));
     QCOMPARE(details.count("runs in"), 2);  // both sides' measured times
     QVERIFY(details.contains("M=64 K=128 N=96"));
     // Two aligned columns: row i of A faces row i of B; removed lines only on the left.
