@@ -58,9 +58,12 @@ class CpuMarker {
         // recurrence); LLVM vectorises it only where it proves the reduction, and the
         // statements mark their combining operation reassociable.
         // A reduction over fewer values than a vector has lanes (a pooling window) stays
-        // scalar: LLVM unrolls it and vectorises the loop around it instead.
-        bool reduces = !info.coincident && !info.accumulate && !info.register_tile &&
-                       !(span > 0 && span < o.cpu.vector_width);
+        // scalar: LLVM unrolls it and vectorises the loop around it instead. One of 8 values
+        // or more that fills at least half a vector (a global pooling's rows of 14 at 16
+        // lanes) is a masked vector: the loop around it may read with a stride of a whole
+        // image, which LLVM vectorised with a gather per vector.
+        bool window = span > 0 && span < o.cpu.vector_width && (span < 8 || 2 * span < o.cpu.vector_width);
+        bool reduces = !info.coincident && !info.accumulate && !info.register_tile && !window;
         if (vectorises && (info.coincident || reduces)) {
           info.vector_width = o.cpu.vector_width;
           info.reduction = reduces;

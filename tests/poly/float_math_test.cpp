@@ -173,5 +173,36 @@ def residual(float(N,H,W) X, float(N,H,W) R) -> (Y) {
   }
 }
 
+TEST(FloatMath, ASumOverShortRowsIsMaskedVectorsNotGathersAcrossChannels) {
+  // A global average pooling sums rows of 14 at 16 lanes. Such a reduction was left
+  // scalar as if it were a pooling window, and LLVM vectorised the channel loop around it
+  // with a gather per vector, 196 floats apart.
+  if (host_vector_bytes() < 64) GTEST_SKIP() << "the rule is about 16 lanes";
+  std::shared_ptr<const CheckedFile> checked = check_source("k.tc", R"(
+def gap(float(N,C,H,W) I) -> (O) {
+    O(n, c) +=! I(n, c, h, w)
+})");
+  ASSERT_FALSE(checked->has_errors());
+  const SemaDef& def = checked->defs.at(0);
+  auto options = mapping_options_from_json(R"({"cpu": {"vectorWidth": 16}})");
+  ASSERT_TRUE(options) << options.error();
+  auto shapes = shapes_evaluate(def, {{"N", 2}, {"C", 32}, {"H", 14}, {"W", 14}});
+  ASSERT_TRUE(shapes) << shapes.error();
+  auto compiled = compile_kernel(KernelSetup{checked, &def, {}, *shapes}, *options, CodegenChoice{"cpu", {"llvm"}, true});
+  ASSERT_TRUE(compiled) << compiled.error();
+  const std::string& ir = compiled->text("llvm").text;
+  EXPECT_EQ(ir.find("llvm.masked.gather"), std::string::npos) << "gathers across channels";
+  EXPECT_NE(ir.find("llvm.masked.load"), std::string::npos) << "the rows are not masked vectors";
+  auto inputs = random_inputs(def, *shapes, 9);
+  ASSERT_TRUE(inputs) << inputs.error();
+  auto want = interpret(def, *shapes, *inputs);
+  auto got = compiled->kernel->run(*inputs);
+  ASSERT_TRUE(want && got);
+  for (const auto& [name, t] : *want) {
+    TensorComparison cmp = compare_tensors(name, got->at(name), t);
+    EXPECT_TRUE(cmp.ok) << cmp.problem;
+  }
+}
+
 }  // namespace
 }  // namespace tcs
