@@ -29,6 +29,18 @@ std::string_view kernel_class_name(KernelClass k) {
   return "?";
 }
 
+namespace {
+
+// The tensor read `e` is, through any conversions around it (a quantised product's
+// int32(A(m, k))), or none.
+const ast::Expr* read_in(const ast::Expr& e) {
+  const ast::Expr* x = &e;
+  while (x->kind == ast::ExprKind::Cast && !x->args.empty()) x = x->args[0].get();
+  return x->kind == ast::ExprKind::Access && x->ref == ast::NameRef::Tensor ? x : nullptr;
+}
+
+}  // namespace
+
 KernelClass classify_kernel(const SemaDef& def) {
   bool reduction = false;
   for (const SemaStmt& s : def.stmts) {
@@ -37,8 +49,7 @@ KernelClass classify_kernel(const SemaDef& def) {
     reduction = true;
     const ast::Expr& r = *a.rhs;
     bool product_of_reads = a.reduce == ast::ReduceOp::Sum && r.kind == ast::ExprKind::Binary &&
-                            r.op == TokenKind::Star && r.args[0]->kind == ast::ExprKind::Access &&
-                            r.args[1]->kind == ast::ExprKind::Access;
+                            r.op == TokenKind::Star && read_in(*r.args[0]) && read_in(*r.args[1]);
     if (product_of_reads) return KernelClass::Contraction;
   }
   return reduction ? KernelClass::Reduction : KernelClass::Elementwise;
@@ -78,13 +89,14 @@ bool operand_uses(const SemaStmt& s, const ast::Expr& operand, int idx) {
   return false;
 }
 
-// The reads of the product `s` (none when it is not a product of two tensor reads).
+// The reads of the product `s`, converted or not (none when it is not a product of two
+// tensor reads).
 std::vector<const ast::Expr*> product_operands(const SemaStmt& s) {
   const ast::Expr& r = *s.ast->rhs;
   if (r.kind != ast::ExprKind::Binary || r.op != TokenKind::Star) return {};
   std::vector<const ast::Expr*> out;
   for (const auto& operand : r.args)
-    if (operand->kind == ast::ExprKind::Access && operand->ref == ast::NameRef::Tensor) out.push_back(operand.get());
+    if (const ast::Expr* read = read_in(*operand)) out.push_back(read);
   return out;
 }
 
