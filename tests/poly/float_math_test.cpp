@@ -1,7 +1,8 @@
 // Float builtins computed inline in float (codegen/LlvmMath.cpp) so loops of them
 // vectorise: each one against the C library in double over the whole float range,
 // special values included, in a loop long enough to be vectorised; and a row's last
-// elements, which run as masked vectors rather than one exp at a time.
+// elements and short rows, which run as masked vectors rather than one exp at a time or
+// gathered across rows.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -51,6 +52,19 @@ std::vector<float> arguments() {
     if (std::fabs(double(got) - double(w)) <= rel * scale) return ::testing::AssertionSuccess();
   }
   return ::testing::AssertionFailure() << what << "(" << x << ") = " << got << ", want " << w;
+}
+
+// The kernel's outputs on `inputs` as the interpreter computes them; `where` prefixes a
+// difference.
+void expect_as_interpreted(const SemaDef& def, const DefShapes& shapes, const Kernel& kernel, const TensorMap& inputs,
+                           const std::string& where) {
+  auto want = interpret(def, shapes, inputs);
+  auto got = kernel.run(inputs);
+  ASSERT_TRUE(want && got);
+  for (const auto& [name, t] : *want) {
+    TensorComparison cmp = compare_tensors(name, got->at(name), t);
+    EXPECT_TRUE(cmp.ok) << where << cmp.problem;
+  }
 }
 
 TEST(FloatMath, BuiltinsMatchTheCLibraryOverTheFloatRange) {
@@ -127,13 +141,7 @@ def rows(float(N,D) X) -> (E, S) {
       x[r * d + d - 2] = r == 0 ? 100.0f : -95.0f;
       x[r * d + d - 3] = -120.0f;
     }
-    auto want = interpret(def, *shapes, *inputs);
-    auto got = compiled->kernel->run(*inputs);
-    ASSERT_TRUE(want && got);
-    for (const auto& [name, t] : *want) {
-      TensorComparison cmp = compare_tensors(name, got->at(name), t);
-      EXPECT_TRUE(cmp.ok) << "D " << d << ": " << cmp.problem;
-    }
+    expect_as_interpreted(def, *shapes, *compiled->kernel, *inputs, "D " + std::to_string(d) + ": ");
   }
 }
 
@@ -163,13 +171,7 @@ def residual(float(N,H,W) X, float(N,H,W) R) -> (Y) {
     EXPECT_NE(ir.find("llvm.masked.store"), std::string::npos) << "W " << w << ": the row is not masked vectors";
     auto inputs = random_inputs(def, *shapes, 5);
     ASSERT_TRUE(inputs) << inputs.error();
-    auto want = interpret(def, *shapes, *inputs);
-    auto got = compiled->kernel->run(*inputs);
-    ASSERT_TRUE(want && got);
-    for (const auto& [name, t] : *want) {
-      TensorComparison cmp = compare_tensors(name, got->at(name), t);
-      EXPECT_TRUE(cmp.ok) << "W " << w << ": " << cmp.problem;
-    }
+    expect_as_interpreted(def, *shapes, *compiled->kernel, *inputs, "W " + std::to_string(w) + ": ");
   }
 }
 
@@ -195,13 +197,7 @@ def gap(float(N,C,H,W) I) -> (O) {
   EXPECT_NE(ir.find("llvm.masked.load"), std::string::npos) << "the rows are not masked vectors";
   auto inputs = random_inputs(def, *shapes, 9);
   ASSERT_TRUE(inputs) << inputs.error();
-  auto want = interpret(def, *shapes, *inputs);
-  auto got = compiled->kernel->run(*inputs);
-  ASSERT_TRUE(want && got);
-  for (const auto& [name, t] : *want) {
-    TensorComparison cmp = compare_tensors(name, got->at(name), t);
-    EXPECT_TRUE(cmp.ok) << cmp.problem;
-  }
+  expect_as_interpreted(def, *shapes, *compiled->kernel, *inputs, "");
 }
 
 }  // namespace
