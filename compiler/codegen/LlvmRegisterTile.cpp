@@ -14,6 +14,9 @@
 
 namespace tcs::llvm_emit {
 
+// Reads that move up to this many elements a lane are loaded whole and shuffled (vexpr).
+constexpr int64_t kMaxShuffledStride = 4;
+
 std::optional<int64_t> Emitter::read_stride(const Expr& e, const std::vector<std::optional<int64_t>>& darg) {
   std::vector<std::optional<int64_t>> strides = read_strides(e.ref_id);
   int64_t total = 0;
@@ -46,7 +49,7 @@ bool Emitter::vectorisable(const Expr& e, ScalarType t, const std::vector<std::o
       if (e.ref != NameRef::Tensor) return false;
       if (e.kind == ExprKind::Name) return true;
       auto s = read_stride(e, dv);
-      return s && (*s == 0 || *s == 1);
+      return s && *s >= 0 && *s <= kMaxShuffledStride;
     }
     case ExprKind::Binary:
       if (e.op != TokenKind::Plus && e.op != TokenKind::Minus && e.op != TokenKind::Star && e.op != TokenKind::Slash)
@@ -65,12 +68,30 @@ llvm::Value* Emitter::vexpr(const Expr& e, Env& env, int lanes, const std::vecto
     case ExprKind::Access: {
       llvm::Value* off = read_offset(e, env);
       int slot = read_slot(e.ref_id);
-      if (lanes == 1 || *read_stride(e, dv) == 0) return splat(load(slot, off, env));
-      auto* vt = llvm::FixedVectorType::get(st, unsigned(lanes));
+      const int64_t stride = *read_stride(e, dv);
+      if (lanes == 1 || stride == 0) return splat(load(slot, off, env));
       llvm::Align align(scalar_type_bytes(e.type));
-      if (lane_mask_)  // lanes past the edge read nothing (zero), so no fault and no NaN from them
-        return B.CreateMaskedLoad(vt, element_ptr(slot, off, env), align, lane_mask_, llvm::Constant::getNullValue(vt), e.name);
-      return B.CreateAlignedLoad(vt, element_ptr(slot, off, env), align, e.name);
+      if (stride == 1) {
+        auto* vt = llvm::FixedVectorType::get(st, unsigned(lanes));
+        if (lane_mask_)  // lanes past the edge read nothing (zero), so no fault and no NaN from them
+          return B.CreateMaskedLoad(vt, element_ptr(slot, off, env), align, lane_mask_, llvm::Constant::getNullValue(vt), e.name);
+        return B.CreateAlignedLoad(vt, element_ptr(slot, off, env), align, e.name);
+      }
+      // A read that moves `stride` elements a lane (a strided convolution's input): the
+      // elements it spans in one load, then every stride-th. Masked, it reads only the
+      // elements its lanes take, so nothing past the last one. LLVM had made these gathers,
+      // which it takes apart into one load per lane on AMD's cores.
+      const unsigned wide = unsigned(lanes * stride);
+      auto* wt = llvm::FixedVectorType::get(st, wide);
+      std::vector<int> pick;
+      for (int l = 0; l < lanes; ++l) pick.push_back(int(l * stride));
+      std::vector<int> spread(wide);
+      for (unsigned j = 0; j < wide; ++j) spread[j] = j % unsigned(stride) == 0 ? int(j / unsigned(stride)) : lanes;
+      llvm::Value* taken =
+          lane_mask_ ? lane_mask_ : llvm::ConstantInt::getTrue(llvm::FixedVectorType::get(B.getInt1Ty(), unsigned(lanes)));
+      llvm::Value* mask = B.CreateShuffleVector(taken, llvm::Constant::getNullValue(taken->getType()), spread);
+      llvm::Value* all = B.CreateMaskedLoad(wt, element_ptr(slot, off, env), align, mask, llvm::Constant::getNullValue(wt), e.name);
+      return B.CreateShuffleVector(all, pick, e.name);
     }
     case ExprKind::Binary: {
       llvm::Value* a = vexpr(*e.args[0], env, lanes, dv);
