@@ -171,6 +171,34 @@ TEST(MappingOptions, DefaultLeavesOutAnIndexOfOneValue) {
   EXPECT_EQ(one.cpu.point_loop_order, shifted);
 }
 
+// A product of one to three rows whose shared operand is stored with the vector index
+// first is dot products along that operand's rows (no register tile, no copy of the whole
+// weight per call); a plain B(k, n) keeps its register tile at one row.
+TEST(MappingOptions, DefaultTakesALinearLayerOfOneRowAsDotProducts) {
+  std::shared_ptr<const CheckedFile> checked = check_source("k.tc", R"(
+def linear(float(B,I) X, float(O,I) W) -> (Y) {
+    Y(b, o) +=! X(b, i) * W(o, i)
+}
+def mm(float(M,K) A, float(K,N) Bm) -> (C) {
+    C(m, n) +=! A(m, k) * Bm(k, n)
+})");
+  ASSERT_FALSE(checked->has_errors());
+  auto preset = [&](const char* def, SizeMap sizes) {
+    auto setup = kernel_setup(checked, KernelSpec{def, sizes, {}});
+    EXPECT_TRUE(setup) << setup.error();
+    auto o = mapping_preset("default", *setup->def, &setup->shapes);
+    EXPECT_TRUE(o) << o.error();
+    return *o;
+  };
+  for (int64_t rows : {1, 3}) {
+    MappingOptions o = preset("linear", {{"B", rows}, {"I", 1024}, {"O", 1024}});
+    EXPECT_TRUE(o.register_tile.empty()) << rows << " rows";
+    EXPECT_TRUE(o.cpu.pack.empty()) << rows << " rows";
+  }
+  EXPECT_FALSE(preset("linear", {{"B", 4}, {"I", 1024}, {"O", 1024}}).register_tile.empty());
+  EXPECT_FALSE(preset("mm", {{"M", 1}, {"K", 1024}, {"N", 1024}}).register_tile.empty());
+}
+
 TEST(MappingOptions, KernelDependentProblemsAreErrorsNotCrashes) {
   auto setup = kernel_setup(check_source("k.tc", "def mm(float(M,K) A, float(K,N) B) -> (C) { C(m,n) +=! A(m,k) * B(k,n) }\n"),
                             KernelSpec{"mm", {{"M", 8}, {"K", 8}, {"N", 8}}, {}});
