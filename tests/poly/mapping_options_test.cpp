@@ -13,6 +13,16 @@ std::string error_of(const std::string& json) {
   return o ? std::string("(accepted)") : o.error();
 }
 
+// The default preset for `def` of `checked` at `sizes`.
+MappingOptions default_preset(const std::shared_ptr<const CheckedFile>& checked, const char* def, SizeMap sizes) {
+  auto setup = kernel_setup(checked, KernelSpec{def, std::move(sizes), {}});
+  EXPECT_TRUE(setup) << setup.error();
+  if (!setup) return {};
+  auto o = mapping_preset("default", *setup->def, &setup->shapes);
+  EXPECT_TRUE(o) << o.error();
+  return o ? *o : MappingOptions{};
+}
+
 TEST(MappingOptions, RoundTripsThroughJson) {
   MappingOptions o;
   o.outer_fusion = FusionStrategy::Max;
@@ -128,13 +138,7 @@ def scores(float(N,T,D) Q, float(N,S,D) K) -> (P) {
     P(n, t, s) +=! Q(n, t, d) * K(n, s, d)
 })");
   ASSERT_FALSE(checked->has_errors());
-  auto preset = [&](const char* def, SizeMap sizes) {
-    auto setup = kernel_setup(checked, KernelSpec{def, sizes, {}});
-    EXPECT_TRUE(setup) << setup.error();
-    auto o = mapping_preset("default", *setup->def, &setup->shapes);
-    EXPECT_TRUE(o) << o.error();
-    return *o;
-  };
+  auto preset = [&](const char* def, SizeMap sizes) { return default_preset(checked, def, std::move(sizes)); };
   MappingOptions small = preset("linear", {{"B", 32}, {"I", 256}, {"O", 128}});  // 2^20 multiply-adds, 128 KiB of W
   EXPECT_FALSE(small.cpu.pack.empty());
   EXPECT_FALSE(small.cpu.parallel);
@@ -183,13 +187,7 @@ def mm(float(M,K) A, float(K,N) Bm) -> (C) {
     C(m, n) +=! A(m, k) * Bm(k, n)
 })");
   ASSERT_FALSE(checked->has_errors());
-  auto preset = [&](const char* def, SizeMap sizes) {
-    auto setup = kernel_setup(checked, KernelSpec{def, sizes, {}});
-    EXPECT_TRUE(setup) << setup.error();
-    auto o = mapping_preset("default", *setup->def, &setup->shapes);
-    EXPECT_TRUE(o) << o.error();
-    return *o;
-  };
+  auto preset = [&](const char* def, SizeMap sizes) { return default_preset(checked, def, std::move(sizes)); };
   for (int64_t rows : {1, 3}) {
     MappingOptions o = preset("linear", {{"B", rows}, {"I", 1024}, {"O", 1024}});
     EXPECT_TRUE(o.register_tile.empty()) << rows << " rows";
