@@ -59,6 +59,9 @@ std::vector<std::string> mapping_preset_names() { return {"naive", "default", "c
 
 namespace {
 
+// How many values an index takes.
+int64_t values_of(const IndexRange& r) { return r.hi - r.lo + 1; }
+
 // A contraction of up to kOneThreadMacs multiply-adds (about 10 us on one core) that packs
 // kSharedPackBytes or more stays on one thread: see mapping_preset.
 constexpr int64_t kOneThreadMacs = int64_t(1) << 20;
@@ -150,7 +153,7 @@ MappingOptions contraction_preset(const SemaStmt& s, const std::vector<IndexRang
   int r = register_rows_index(s), v = L - 1;
   auto extent = [&](int i) -> int64_t {
     if (!ranges || size_t(i) >= ranges->size()) return 0;
-    return (*ranges)[size_t(i)].hi - (*ranges)[size_t(i)].lo + 1;
+    return values_of((*ranges)[size_t(i)]);
   };
   int h = -1;  // a second register-tile row index, in front of the vector one
   MappingOptions o;
@@ -292,7 +295,7 @@ Expected<MappingOptions> mapping_preset(std::string_view name, const SemaDef& de
     const std::vector<IndexRange>& ranges = shapes->stmts[size_t(contraction - def.stmts.data())];
     const IndexRange& rows = ranges[size_t(register_rows_index(*contraction))];
     auto pack = shared_operand_pack(*contraction, 0, 0);
-    return rows.hi - rows.lo + 1 < 4 && pack && !pack->order.empty();
+    return values_of(rows) < 4 && pack && !pack->order.empty();
   };
   if (name == "contraction" ||
       (name == "default" && classify_kernel(def) == KernelClass::Contraction && contraction && !dot_products())) {
@@ -339,7 +342,7 @@ Expected<MappingOptions> mapping_preset(std::string_view name, const SemaDef& de
       for (size_t k = 0; k < def.stmts.size(); ++k)
         if (is_contraction(def.stmts[k])) {
           int64_t points = 1;
-          for (const IndexRange& r : shapes->stmts[k]) points *= std::max<int64_t>(0, r.hi - r.lo + 1);
+          for (const IndexRange& r : shapes->stmts[k]) points *= std::max<int64_t>(0, values_of(r));
           macs += points;
         }
       if (macs <= kOneThreadMacs) c.cpu.parallel = false;
