@@ -175,6 +175,30 @@ TEST(MappingOptions, DefaultLeavesOutAnIndexOfOneValue) {
   EXPECT_EQ(one.cpu.point_loop_order, shifted);
 }
 
+// A product summed over several indices (a depthwise convolution's kh and kw) runs them
+// all inside each cache tile, around the register tile that carries the sums: kh tiled by
+// 1 had run outside the register tile, storing and reloading its sums once per kh.
+TEST(MappingOptions, DefaultSumsADepthwiseWindowWholeInsideEachTile) {
+  std::shared_ptr<const CheckedFile> checked = check_source("k.tc", R"(
+def depthwise(float(N,C,H,W) I, float(C,KH,KW) Wt) -> (O) {
+    O(n, c, h, w) +=! I(n, c, h + kh, w + kw) * Wt(c, kh, kw)
+})");
+  ASSERT_FALSE(checked->has_errors());
+  for (int64_t k : {3, 5}) {
+    MappingOptions o = default_preset(checked, "depthwise", {{"N", 2}, {"C", 16}, {"H", 18}, {"W", 18}, {"KH", k}, {"KW", k}});
+    ASSERT_EQ(o.tile.size(), 6u);
+    EXPECT_EQ(o.tile[4], k) << "kh is not whole inside the tile";
+    EXPECT_GE(o.tile[5], k) << "kw is not whole inside the tile";
+    EXPECT_EQ(o.register_tile.size(), 4u);
+    EXPECT_TRUE(o.cpu.register_accumulate);
+  }
+  // A matrix product's one summed index keeps its cache tile.
+  std::shared_ptr<const CheckedFile> mm = check_source("m.tc", "def mm(float(M,K) A, float(K,N) B) -> (C) {\n  C(m, n) +=! A(m, k) * B(k, n)\n}\n");
+  MappingOptions o = default_preset(mm, "mm", {{"M", 1024}, {"K", 1024}, {"N", 1024}});
+  ASSERT_EQ(o.tile.size(), 3u);
+  EXPECT_LT(o.tile[2], 1024);
+}
+
 // A product of one to three rows whose shared operand is stored with the vector index
 // first is dot products along that operand's rows (no register tile, no copy of the whole
 // weight per call); a plain B(k, n) keeps its register tile at one row.
