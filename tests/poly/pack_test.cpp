@@ -224,6 +224,40 @@ TEST(Pack, TheDefaultPresetTransposesOperandsStoredTheOtherWay) {
   expect_matches_interpreter(mlp, *o, "the default preset");
 }
 
+// A copy in another order (a transpose, a permutation of three dimensions) reads its
+// input a row apart per lane: the default preset packs that input in the output's order,
+// one cache line of its rows per tile, so the transposing copy works on whole lines.
+TEST(Pack, TheDefaultPresetCopiesATransposeThroughATransposedPack) {
+  struct Case {
+    const char* text;
+    SizeMap sizes;
+    std::vector<int64_t> tile;
+    std::vector<int> order;
+  };
+  const Case cases[] = {
+      {"def t(float(M,N) I) -> (O) { O(j, i) = I(i, j) }\n", {{"M", 40}, {"N", 70}}, {16, 40}, {1, 0}},
+      {"def t(double(M,N) X, double(N,M) Y) -> (Z) { Z(j, i) = X(i, j) + Y(j, i) }\n", {{"M", 600}, {"N", 20}}, {8, 512}, {1, 0}},
+      {"def p(float(A,B,C) I) -> (O) { O(c, a, b) = I(a, b, c) }\n", {{"A", 9}, {"B", 33}, {"C", 21}}, {16, 1, 33}, {2, 0, 1}},
+      {"def b(float(B,M,N) I) -> (O) { O(b, j, i) = I(b, i, j) }\n", {{"B", 1}, {"M", 17}, {"N", 50}}, {16, 17}, {0, 2, 1}},
+  };
+  for (const Case& c : cases) {
+    PackKernel k = load(c.text, c.sizes);
+    auto o = mapping_preset("default", *k.def, &k.shapes);
+    ASSERT_TRUE(o) << o.error();
+    EXPECT_EQ(o->tile, c.tile) << c.text;
+    ASSERT_EQ(o->cpu.pack.size(), 1u) << c.text;
+    EXPECT_EQ(o->cpu.pack[0].order, c.order) << c.text;
+    EXPECT_EQ(o->cpu.pack[0].depth, int(c.tile.size())) << c.text;
+    expect_matches_interpreter(k, *o, c.text);
+  }
+  // A copy in the same order packs nothing.
+  PackKernel same = load("def s(float(M,N) I) -> (O) { O(i, j) = I(i, j) }\n", {{"M", 40}, {"N", 70}});
+  auto o = mapping_preset("default", *same.def, &same.shapes);
+  ASSERT_TRUE(o);
+  EXPECT_TRUE(o->cpu.pack.empty());
+  EXPECT_TRUE(o->tile.empty());
+}
+
 TEST(Pack, ImpossibleRequestsAreRefusedWithTheField) {
   PackKernel k = load(kMatmul, {{"M", 1024}, {"K", 1024}, {"N", 1024}});
   MappingOptions o;
