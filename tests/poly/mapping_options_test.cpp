@@ -150,6 +150,23 @@ def scores(float(N,T,D) Q, float(N,S,D) K) -> (P) {
   EXPECT_TRUE(attention.cpu.parallel) << "each thread packs its own batch entries";
 }
 
+// A small operand already in the vector loop's order is read in place, and the product
+// split over the threads; one whose rows fall on one cache set (a 2 KiB pitch) or a large
+// one is still packed.
+TEST(MappingOptions, DefaultReadsASmallOperandInItsOrderInPlace) {
+  std::shared_ptr<const CheckedFile> checked = check_source("k.tc", R"(
+def mm(float(M,K) A, float(K,N) B) -> (C) {
+    C(m, n) +=! A(m, k) * B(k, n)
+})");
+  ASSERT_FALSE(checked->has_errors());
+  auto preset = [&](SizeMap sizes) { return default_preset(checked, "mm", std::move(sizes)); };
+  MappingOptions small = preset({{"M", 64}, {"K", 128}, {"N", 96}});  // 48 KiB of B, rows 384 bytes apart
+  EXPECT_TRUE(small.cpu.pack.empty());
+  EXPECT_TRUE(small.cpu.parallel);
+  EXPECT_FALSE(preset({{"M", 64}, {"K", 32}, {"N", 512}}).cpu.pack.empty()) << "rows 2 KiB apart";
+  EXPECT_FALSE(preset({{"M", 256}, {"K", 256}, {"N", 256}}).cpu.pack.empty()) << "256 KiB of B";
+}
+
 // A batch of one is no loop (the scheduler makes no band member of it): the preset's
 // sizes leave its entry out rather than shifting every other size one loop early (a
 // convolution with N=1 had its register rows on h and its 32 columns on c: 55x slower).
