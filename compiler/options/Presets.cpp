@@ -432,18 +432,21 @@ Expected<MappingOptions> mapping_preset(std::string_view name, const SemaDef& de
     // rows are long).
     if (reads_windows(def)) o.cpu.fetch_ahead = 4;
     if (shapes) pack_transposed_read(def, *shapes, o);
-    // Outputs larger than the last-level cache leave it whatever the stores do: stored
-    // past it they are not read in from memory first (a layernorm of 16384 x 1024, 64 MiB
-    // out, on a Zen 4 with 32 MiB: 5.1-5.4 ms against 7.7-7.8 on one thread, 2.9-3.1
-    // against 6.3-6.5 on two, run after run). Smaller ones stay in it: a
-    // layernorm of 2048 x 1024 (8 MiB out), warm, ran on two Zen 4 threads in 0.17 ms
-    // through the cache and 0.32-0.35 streaming (docs/PERFORMANCE.md, 2026-11-29).
+    // Outputs that cannot stay in the last-level cache leave it whatever the stores do:
+    // stored past it they are not read in from memory first. That is so when the inputs
+    // and outputs together exceed it, since the reads evict what was written (a layernorm
+    // of 16384 x 1024, 64 MiB each way, on a Zen 4 with 32 MiB: 5.1-5.4 ms against 7.7-7.8
+    // on one thread, 2.9-3.1 against 6.3-6.5 on two; a 2x2 max pooling of 32x64x112^2,
+    // 98 MiB in and 24.5 out: 4.5-4.9 ms against 4.8-5.4 on one, 3.5-3.8 against 3.7-4.0
+    // on two). A kernel that fits stays in it: a layernorm of 2048 x 1024 (8 MiB each
+    // way), warm, ran on two Zen 4 threads in 0.17 ms through the cache and 0.32-0.35
+    // streaming (docs/PERFORMANCE.md, 2026-11-29).
     if (int64_t llc = host_caches().l3_bytes; shapes && llc > 0) {
-      int64_t out = 0;
+      int64_t bytes = 0;
       for (size_t t = 0; t < def.tensors.size(); ++t)
-        if (def.tensors[t].role == TensorRole::Output)
-          out += shapes->tensors[t].numel() * scalar_type_bytes(def.tensors[t].type);
-      o.cpu.stream_stores = out > llc;
+        if (def.tensors[t].role != TensorRole::Temporary)
+          bytes += shapes->tensors[t].numel() * scalar_type_bytes(def.tensors[t].type);
+      o.cpu.stream_stores = bytes > llc;
     }
     return o;
   }

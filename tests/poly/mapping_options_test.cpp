@@ -4,6 +4,7 @@
 #include "Compiler.h"
 #include "lang/Frontend.h"
 #include "options/MappingOptions.h"
+#include "support/HostCpu.h"
 
 namespace tcs {
 namespace {
@@ -165,6 +166,28 @@ def mm(float(M,K) A, float(K,N) B) -> (C) {
   EXPECT_TRUE(small.cpu.parallel);
   EXPECT_FALSE(preset({{"M", 64}, {"K", 32}, {"N", 512}}).cpu.pack.empty()) << "rows 2 KiB apart";
   EXPECT_FALSE(preset({{"M", 256}, {"K", 256}, {"N", 256}}).cpu.pack.empty()) << "256 KiB of B";
+}
+
+// Outputs go past the caches when the kernel's tensors together outgrow the last-level
+// cache (its reads evict what it wrote), even where the output alone would fit.
+TEST(MappingOptions, DefaultStreamsOutputsOfAKernelLargerThanTheLastLevelCache) {
+  int64_t llc = host_caches().l3_bytes;
+  if (llc <= 0) GTEST_SKIP() << "this host reports no last-level cache";
+  std::shared_ptr<const CheckedFile> checked = check_source("k.tc", R"(
+def maxpool(float(N,C,H,W) I) -> (O) {
+    O(n, c, h, w) max=! I(n, c, 2*h + kh, 2*w + kw) where kh in 0:2, kw in 0:2
+}
+def relu(float(N,C) X) -> (Y) {
+    Y(n, c) = fmax(X(n, c), 0)
+})");
+  ASSERT_FALSE(checked->has_errors());
+  int64_t mib = (llc + (1 << 20) - 1) >> 20;  // 1 MiB of input per channel of 512 x 512 floats
+  MappingOptions pool = default_preset(checked, "maxpool", {{"N", 1}, {"C", 2 * mib}, {"H", 512}, {"W", 512}});
+  EXPECT_TRUE(pool.cpu.stream_stores) << "twice the cache in, half of it out";
+  MappingOptions small = default_preset(checked, "maxpool", {{"N", 1}, {"C", mib / 4 + 1}, {"H", 512}, {"W", 512}});
+  EXPECT_FALSE(small.cpu.stream_stores) << "a quarter of the cache in";
+  MappingOptions relu = default_preset(checked, "relu", {{"N", 1024}, {"C", llc / 4 / 1024 / 4}});
+  EXPECT_FALSE(relu.cpu.stream_stores) << "half the cache in all";
 }
 
 // A batch of one is no loop (the scheduler makes no band member of it): the preset's
