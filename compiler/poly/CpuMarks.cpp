@@ -3,6 +3,7 @@
 // the innermost loop is vectorised when it is parallel (or, below it, a pooling's window
 // loops are unrolled into it and it is); register tiles are unrolled and,
 // when asked, their reduction loop keeps the accumulators in registers.
+#include <bit>
 #include <optional>
 
 #include "poly/PolyJob.h"
@@ -94,9 +95,17 @@ class CpuMarker {
     while (j > 0 && window(j - 1)) --j;
     if (j == ids.size() || j == 0) return;
     LoopInfo& row = job_.loops.at(ids[j - 1]);
-    if (!row.coincident || row.register_tile || row.vector_width != 0 || row.span == 1) return;
-    std::optional<int64_t> step = row_step(band, int(j - 1));
-    if (!step) return;
+    std::optional<int64_t> step;
+    if (row.coincident && !row.register_tile && row.vector_width == 0 && row.span != 1) step = row_step(band, int(j - 1));
+    if (!step) {
+      // The loop around them moves a row or more (a global pooling's channels around its
+      // 7 x 7 pixels): LLVM vectorised it with a gather per pixel, a pooling over
+      // 32 x 2048 channels took 6 ms so on one thread. The last window is a masked vector
+      // along its row instead, when it fills half a vector of at least 4 lanes.
+      LoopInfo& last = job_.loops.at(ids.back());
+      if (last.span >= 4) last.vector_width = std::min(lanes, int(std::bit_ceil(uint64_t(last.span)))), last.reduction = true;
+      return;
+    }
     // Reads a stride apart are whole loads shuffled into lanes; LLVM does that only for
     // vectors the row fills (masked, it gathered: a 2x2 max pooling of 32x64x112^2 ran
     // 1.5x slower so), so such a row takes the widest vector that divides it.

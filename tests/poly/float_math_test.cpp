@@ -200,6 +200,35 @@ def gap(float(N,C,H,W) I) -> (O) {
   expect_as_interpreted(def, *shapes, *compiled->kernel, *inputs, "");
 }
 
+TEST(FloatMath, AGlobalPoolingsShortRowsAreMaskedVectorsNotGathersAcrossChannels) {
+  // A global pooling over 7 x 7 pixels: rows too short for the reduction rule, and the
+  // channel loop around them moves 49 floats, too far for the pooling rule. LLVM
+  // vectorised the channels with a gather per pixel (6 ms for 32 x 2048 channels on one
+  // thread). Now each row of 7 is one masked vector.
+  if (host_vector_bytes() < 32) GTEST_SKIP() << "no AVX on this host";
+  std::shared_ptr<const CheckedFile> checked = check_source("k.tc", R"(
+def gap(float(N,C,H,W) I) -> (O) {
+    O(n, c) +=! I(n, c, h, w)
+    O(n, c) = O(n, c) / float(H * W)
+})");
+  ASSERT_FALSE(checked->has_errors());
+  const SemaDef& def = checked->defs.at(0);
+  auto options = mapping_options_from_json(R"({"outerScheduleFusionStrategy": "Preserve3Coincident", "cpu": {"vectorWidth": 16}})");
+  ASSERT_TRUE(options) << options.error();
+  for (int64_t side : {7, 5}) {
+    auto shapes = shapes_evaluate(def, {{"N", 2}, {"C", 48}, {"H", side}, {"W", side}});
+    ASSERT_TRUE(shapes) << shapes.error();
+    auto compiled = compile_kernel(KernelSetup{checked, &def, {}, *shapes}, *options, CodegenChoice{"cpu", {"llvm"}, true});
+    ASSERT_TRUE(compiled) << compiled.error();
+    const std::string& ir = compiled->text("llvm").text;
+    EXPECT_EQ(ir.find("llvm.masked.gather"), std::string::npos) << side << " x " << side << ": gathers across channels";
+    EXPECT_NE(ir.find("llvm.masked.load"), std::string::npos) << side << " x " << side << ": the rows are not masked vectors";
+    auto inputs = random_inputs(def, *shapes, 4);
+    ASSERT_TRUE(inputs) << inputs.error();
+    expect_as_interpreted(def, *shapes, *compiled->kernel, *inputs, std::to_string(side) + ": ");
+  }
+}
+
 TEST(FloatMath, APoolingsRowIsVectorsOverItsWindowsNotGathersAcrossRows) {
   // The window loops of a pooling (kh, kw) are innermost and too short to vectorise. LLVM
   // unrolled the output row with its windows and vectorised the loop over rows, with a
