@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <memory>
 
+#include "loopnest/CollapseRows.h"
 #include "loopnest/EdgeGuards.h"
 #include "loopnest/FetchAhead.h"
 #include "loopnest/FullTiles.h"
@@ -79,6 +80,7 @@ Expected<LoweringResult> lower_to_loop_nest(const SemaDef& def, const DefShapes&
              result.nest = poly::build_loop_nest(job);
              hoist_edge_guards(def, shapes, result.nest);
              separate_full_register_tiles(result.nest);
+             collapse_rows(def, shapes, result.nest, options.cpu.vector_width);
              plan_fetch_ahead(result.nest);
              plan_stream_ahead(result.nest, options.cpu.fetch_ahead);
              result.nest.stream_outputs = options.cpu.stream_stores;
