@@ -206,7 +206,8 @@ TEST(FloatMath, AGlobalPoolingsShortRowsAreMaskedVectorsNotGathersAcrossChannels
   // A global pooling over 7 x 7 pixels: rows too short for the reduction rule, and the
   // channel loop around them moves 49 floats, too far for the pooling rule. LLVM
   // vectorised the channels with a gather per pixel (6 ms for 32 x 2048 channels on one
-  // thread). Now each row of 7 is one masked vector.
+  // thread). Now each row of 7 is one masked vector, and CollapseRows then runs a
+  // channel's 49 pixels as one vector loop.
   if (host_vector_bytes() < 32) GTEST_SKIP() << "no AVX on this host";
   std::shared_ptr<const CheckedFile> checked = check_source("k.tc", R"(
 def gap(float(N,C,H,W) I) -> (O) {
