@@ -67,6 +67,9 @@ int64_t values_of(const IndexRange& r) { return r.hi - r.lo + 1; }
 // kSharedPackBytes or more stays on one thread: see mapping_preset.
 constexpr int64_t kOneThreadMacs = int64_t(1) << 20;
 constexpr int64_t kSharedPackBytes = int64_t(16) << 10;
+// A kernel that is no contraction, of at most this many statement instances, runs on one
+// thread (see mapping_preset).
+constexpr int64_t kOneThreadInstances = 8192;
 // A shared operand in the vector loop's order up to this size is read in place (see
 // mapping_preset).
 constexpr int64_t kInPlaceBytes = int64_t(64) << 10;
@@ -432,6 +435,20 @@ Expected<MappingOptions> mapping_preset(std::string_view name, const SemaDef& de
     // rows are long).
     if (reads_windows(def)) o.cpu.fetch_ahead = 4;
     if (shapes) pack_transposed_read(def, *shapes, o);
+    // A kernel of a few thousand statement instances runs on one thread: its work is a
+    // fraction of a microsecond, less than handing half of it to another core costs.
+    // The bundled 2x2 poolings (5-6 k instances) took 0.22-0.24 us on one thread and
+    // 0.36-0.41 on two; embedding (2 k) 0.11 and 0.30; rmsnorm and kronecker (8 k, 6 k)
+    // 0.49 and 0.44 against 0.53 and 0.54. From 12 k (argmin, layernorm) two gain.
+    if (shapes) {
+      int64_t instances = 0;
+      for (const std::vector<IndexRange>& ranges : shapes->stmts) {
+        int64_t points = 1;
+        for (const IndexRange& r : ranges) points *= std::max<int64_t>(0, values_of(r));
+        instances += points;
+      }
+      if (instances <= kOneThreadInstances) o.cpu.parallel = false;
+    }
     // Outputs that cannot stay in the last-level cache leave it whatever the stores do:
     // stored past it they are not read in from memory first. That is so when the inputs
     // and outputs together exceed it, since the reads evict what was written (a layernorm

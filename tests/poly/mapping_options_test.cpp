@@ -190,6 +190,19 @@ def relu(float(N,C) X) -> (Y) {
   EXPECT_FALSE(relu.cpu.stream_stores) << "half the cache in all";
 }
 
+// A kernel of a few thousand statement instances (a fraction of a microsecond) runs on one
+// thread; a larger one is split.
+TEST(MappingOptions, DefaultRunsAFewThousandInstancesOnOneThread) {
+  std::shared_ptr<const CheckedFile> checked = check_source("k.tc", R"(
+def pool(float(N,C,H,W) I) -> (O) {
+    O(n, c, h, w) max=! I(n, c, 2*h + kh, 2*w + kw) where kh in 0:2, kw in 0:2
+})");
+  ASSERT_FALSE(checked->has_errors());
+  // 2 x 8 x 8 x 8 outputs, four values each: 4096 instances and 1024 initialisations.
+  EXPECT_FALSE(default_preset(checked, "pool", {{"N", 2}, {"C", 8}, {"H", 16}, {"W", 16}}).cpu.parallel);
+  EXPECT_TRUE(default_preset(checked, "pool", {{"N", 2}, {"C", 8}, {"H", 32}, {"W", 32}}).cpu.parallel);
+}
+
 // A batch of one is no loop (the scheduler makes no band member of it): the preset's
 // sizes leave its entry out rather than shifting every other size one loop early (a
 // convolution with N=1 had its register rows on h and its 32 columns on c: 55x slower).

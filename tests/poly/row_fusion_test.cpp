@@ -131,8 +131,8 @@ TEST(RowFusion, MinFusionKeepsThePassesAndTheFullTemporaries) {
 // What the fusion explorer draws (loopnest/StatementGraph): softmax's four statements and
 // their producers, one group when the rows fuse and a group per loop nest under Min.
 TEST(RowFusion, StatementGraphShowsTheFusedGroups) {
-  auto fused = build(example("softmax.tc"), {{"N", 9}, {"D", 100}});
-  auto apart = build(example("softmax.tc"), {{"N", 9}, {"D", 100}}, R"({"outerScheduleFusionStrategy": "Min"})");
+  auto fused = build(example("softmax.tc"), {{"N", 24}, {"D", 100}});  // enough rows for two threads
+  auto apart = build(example("softmax.tc"), {{"N", 24}, {"D", 100}}, R"({"outerScheduleFusionStrategy": "Min"})");
   ASSERT_TRUE(fused->result && apart->result);
   StatementGraph g = statement_graph(*fused->def, fused->shapes, fused->result->lowering.nest);
   StatementGraph m = statement_graph(*apart->def, apart->shapes, apart->result->lowering.nest);
