@@ -63,6 +63,13 @@ namespace {
 // How many values an index takes.
 int64_t values_of(const IndexRange& r) { return r.hi - r.lo + 1; }
 
+// How many instances a statement over these index ranges runs.
+int64_t instances_of(const std::vector<IndexRange>& ranges) {
+  int64_t points = 1;
+  for (const IndexRange& r : ranges) points *= std::max<int64_t>(0, values_of(r));
+  return points;
+}
+
 // A contraction of up to kOneThreadMacs multiply-adds (about 10 us on one core) that packs
 // kSharedPackBytes or more stays on one thread: see mapping_preset.
 constexpr int64_t kOneThreadMacs = int64_t(1) << 20;
@@ -149,6 +156,31 @@ int64_t row_tile(int64_t extent, int64_t rows) {
   return best;
 }
 
+// An index that takes one value (a batch of 1) is no loop: isl's scheduler makes no band
+// member of it once the sizes are fixed, and options' sizes apply to members in order.
+// Left in, every size after it landed one loop early: conv 64x30x30 -> 64 with N=1 ran
+// at 1.8 GFLOP/s, its 8 register rows on h and 32 columns on c. Drops the tile, register
+// tile and point order entries of the indices whose `extents` are 1.
+void leave_out_single_values(MappingOptions& o, const std::vector<int64_t>& extents) {
+  std::vector<int> member(extents.size(), -1);
+  int members = 0;
+  for (size_t i = 0; i < extents.size(); ++i)
+    if (extents[i] != 1) member[i] = members++;
+  if (size_t(members) == extents.size()) return;
+  auto keep = [&](std::vector<int64_t>& sizes) {
+    std::vector<int64_t> kept;
+    for (size_t i = 0; i < sizes.size(); ++i)
+      if (member[i] >= 0) kept.push_back(sizes[i]);
+    sizes = std::move(kept);
+  };
+  keep(o.tile);
+  keep(o.register_tile);
+  std::vector<int> order;
+  for (int i : o.cpu.point_loop_order)
+    if (member[size_t(i)] >= 0) order.push_back(member[size_t(i)]);
+  o.cpu.point_loop_order = std::move(order);
+}
+
 MappingOptions contraction_preset(const SemaStmt& s, const std::vector<IndexRange>* ranges) {
   // Register tiles sized for the host's vector registers: 8 rows of two 16-wide vectors
   // with AVX-512 (16 of its 32 registers), 6 rows of two 8-wide vectors with AVX2 (12 of
@@ -221,28 +253,9 @@ MappingOptions contraction_preset(const SemaStmt& s, const std::vector<IndexRang
   o.cpu.point_loop_order.push_back(v);
   o.cpu.vector_width = lanes;
   o.cpu.register_accumulate = true;
-  // An index that takes one value (a batch of 1) is no loop: isl's scheduler makes no band
-  // member of it once the sizes are fixed, and the sizes above apply to members in order.
-  // Left in, every size after it landed one loop early: conv 64x30x30 -> 64 with N=1 ran
-  // at 1.8 GFLOP/s, its 8 register rows on h and 32 columns on c.
-  std::vector<int> member(size_t(n), -1);
-  int members = 0;
-  for (int i = 0; i < n; ++i)
-    if (extent(i) != 1) member[size_t(i)] = members++;
-  if (members < n) {
-    auto keep = [&](std::vector<int64_t>& sizes) {
-      std::vector<int64_t> kept;
-      for (size_t i = 0; i < sizes.size(); ++i)
-        if (member[i] >= 0) kept.push_back(sizes[i]);
-      sizes = std::move(kept);
-    };
-    keep(o.tile);
-    keep(o.register_tile);
-    std::vector<int> order;
-    for (int i : o.cpu.point_loop_order)
-      if (member[size_t(i)] >= 0) order.push_back(member[size_t(i)]);
-    o.cpu.point_loop_order = std::move(order);
-  }
+  std::vector<int64_t> extents;
+  for (int i = 0; i < n; ++i) extents.push_back(extent(i));
+  leave_out_single_values(o, extents);
   return o;
 }
 
@@ -317,15 +330,17 @@ void pack_transposed_read(const SemaDef& def, const DefShapes& shapes, MappingOp
     auto extent = [&](int i) { return values_of(shapes.stmts[0][size_t(i)]); };
     if (extent(dims.back()) == 1 || extent(L - 1) == 1) continue;
     int64_t line = 64 / std::max<int64_t>(1, scalar_type_bytes(def.tensors[size_t(t)].type));
-    // An index of one value is no loop (see contraction_preset): it gets no tile size,
-    // and its dimension of the copy stays where the tensor has it.
-    std::vector<int64_t> tile;
-    for (int i = 0; i < L; ++i)
-      if (extent(i) != 1) tile.push_back(i == dims.back() ? line : i == L - 1 ? std::min(extent(i), kTransposeColumns) : 1);
-    PackRequest pack{def.tensors[size_t(t)].name, int(tile.size()), {}};
+    std::vector<int64_t> extents;
+    o.tile.clear();
+    for (int i = 0; i < L; ++i) {
+      extents.push_back(extent(i));
+      o.tile.push_back(i == dims.back() ? line : i == L - 1 ? std::min(extent(i), kTransposeColumns) : 1);
+    }
+    // The copy's dimension of an index of one value stays where the tensor has it.
+    leave_out_single_values(o, extents);
+    PackRequest pack{def.tensors[size_t(t)].name, int(o.tile.size()), {}};
     for (int i = 0; i < L; ++i)
       pack.order.push_back(int(std::find(dims.begin(), dims.end(), i) - dims.begin()));
-    o.tile = std::move(tile);
     o.cpu.pack = {pack};
     return;
   }
@@ -411,11 +426,7 @@ Expected<MappingOptions> mapping_preset(std::string_view name, const SemaDef& de
     if (shapes && shared_pack_bytes >= kSharedPackBytes) {
       int64_t macs = 0;
       for (size_t k = 0; k < def.stmts.size(); ++k)
-        if (is_contraction(def.stmts[k])) {
-          int64_t points = 1;
-          for (const IndexRange& r : shapes->stmts[k]) points *= std::max<int64_t>(0, values_of(r));
-          macs += points;
-        }
+        if (is_contraction(def.stmts[k])) macs += instances_of(shapes->stmts[k]);
       if (macs <= kOneThreadMacs) c.cpu.parallel = false;
     }
     c.best_effort = true;
@@ -442,11 +453,7 @@ Expected<MappingOptions> mapping_preset(std::string_view name, const SemaDef& de
     // 0.49 and 0.44 against 0.53 and 0.54. From 12 k (argmin, layernorm) two gain.
     if (shapes) {
       int64_t instances = 0;
-      for (const std::vector<IndexRange>& ranges : shapes->stmts) {
-        int64_t points = 1;
-        for (const IndexRange& r : ranges) points *= std::max<int64_t>(0, values_of(r));
-        instances += points;
-      }
+      for (const std::vector<IndexRange>& ranges : shapes->stmts) instances += instances_of(ranges);
       if (instances <= kOneThreadInstances) o.cpu.parallel = false;
     }
     // Outputs that cannot stay in the last-level cache leave it whatever the stores do:
