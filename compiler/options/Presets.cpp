@@ -181,7 +181,9 @@ void leave_out_single_values(MappingOptions& o, const std::vector<int64_t>& exte
   o.cpu.point_loop_order = std::move(order);
 }
 
-MappingOptions contraction_preset(const SemaStmt& s, const std::vector<IndexRange>* ranges) {
+// `columns_per_thread`: rows that fit one cache tile leave the columns to the threads,
+// even where they would fit one tile (see mapping_preset).
+MappingOptions contraction_preset(const SemaStmt& s, const std::vector<IndexRange>* ranges, bool columns_per_thread) {
   // Register tiles sized for the host's vector registers: 8 rows of two 16-wide vectors
   // with AVX-512 (16 of its 32 registers), 6 rows of two 8-wide vectors with AVX2 (12 of
   // 16). Cache tiles are multiples of them, so no register tile straddles two.
@@ -204,6 +206,9 @@ MappingOptions contraction_preset(const SemaStmt& s, const std::vector<IndexRang
     // Rows in one tile leave the columns to share among threads: four tiles or more.
     int64_t row = row_tile(extent(L - 2), rows);
     if (row >= extent(L - 2) && extent(L - 1) >= 2 * cache_cols) cache_cols /= 2;
+    // Asked to, columns of one tile split into two halves of whole register tiles.
+    else if (columns_per_thread && row >= extent(L - 2) && extent(L - 1) >= 2 * cols && extent(L - 1) <= cache_cols)
+      cache_cols = (extent(L - 1) + 2 * cols - 1) / (2 * cols) * cols;
     // The summed loops share one cache tile of cache_k values, the last filled first:
     // a matrix product's k takes 256 of 1024; a depthwise convolution's kh and kw run
     // whole inside each tile, carrying the accumulators (a kh tiled by 1 ran outside the
@@ -378,56 +383,72 @@ Expected<MappingOptions> mapping_preset(std::string_view name, const SemaDef& de
   if (name == "contraction" ||
       (name == "default" && classify_kernel(def) == KernelClass::Contraction && contraction && !dot_products())) {
     auto ranges_of = [&](const SemaStmt& s) { return shapes ? &shapes->stmts[size_t(&s - def.stmts.data())] : nullptr; };
-    MappingOptions c = contraction_preset(*contraction, ranges_of(*contraction));
+    // The options, and how many bytes of packed copies every thread reads.
+    auto contraction_options = [&](bool columns_per_thread, int64_t& shared_pack_bytes) {
+      MappingOptions c = contraction_preset(*contraction, ranges_of(*contraction), columns_per_thread);
+      for (size_t k = 0; k < def.stmts.size(); ++k) {
+        const SemaStmt& s = def.stmts[k];
+        if (!is_contraction(s)) continue;
+        MappingOptions own = contraction_preset(s, ranges_of(s), columns_per_thread);
+        // Its columns split, each thread packs the half it reads.
+        bool own_columns = columns_per_thread && own != contraction_preset(s, ranges_of(s), false);
+        // Every other contraction (KRU3's chain, an attention's two products) is tiled for
+        // its own shape where that differs from the first's: per-statement options.
+        if (&s != contraction) {
+          StatementOptions so{"S" + std::to_string(k), {}};
+          for (const char* f : {"tile", "registerTile", "cpu.pointLoopOrder"})
+            if (std::string v = option_get(own, *find_option_field(f)); v != option_get(c, *find_option_field(f))) so.fields[f] = v;
+          if (!so.fields.empty()) c.statements.push_back(so);
+        }
+        // Its shared operand packed, each tensor once. Batched products re-pack per batch
+        // entry for little reuse, so they do not unless the copy transposes.
+        int64_t bytes = 0, row_bytes = 0;
+        const ast::Expr* shared = operand_without(s, register_rows_index(s));
+        if (shapes && shared) {
+          int t = def.find_tensor(shared->name);
+          int64_t element = scalar_type_bytes(def.tensors[size_t(t)].type);
+          bytes = shapes->tensors[size_t(t)].numel() * element;
+          if (!shapes->tensors[size_t(t)].extent.empty()) row_bytes = shapes->tensors[size_t(t)].extent.back() * element;
+        }
+        // A small operand already in the vector loop's order whose rows do not fall on one
+        // cache set (a pitch not a multiple of 2 KiB) is read in place: a copy of it per
+        // call cost more than it saved and, read by both threads, kept the product on one.
+        // The bundled 64 x 128 x 96 matmul took 0.0143 ms packed on one or two threads,
+        // 0.0135 in place on one and 0.0071 on two.
+        bool in_place = bytes > 0 && bytes <= kInPlaceBytes && row_bytes % 2048 != 0;
+        if (auto p = shared_operand_pack(s, int(c.tile.size()), own_columns ? 0 : bytes);
+            p && !(in_place && p->order.empty()) && std::none_of(c.cpu.pack.begin(), c.cpu.pack.end(), [&](const PackRequest& q) { return q.tensor == p->tensor; })) {
+          c.cpu.pack.push_back(*p);
+          // Read by every thread unless it follows the outermost index, which they split
+          // (an attention's K(b, s, d) over the batch b), or each packs its own columns.
+          if (!operand_uses(s, *shared, 0) && !own_columns) shared_pack_bytes += bytes;
+        }
+      }
+      return c;
+    };
     int64_t shared_pack_bytes = 0;
-    for (size_t k = 0; k < def.stmts.size(); ++k) {
-      const SemaStmt& s = def.stmts[k];
-      if (!is_contraction(s)) continue;
-      // Every other contraction (KRU3's chain, an attention's two products) is tiled for
-      // its own shape where that differs from the first's: per-statement options.
-      if (&s != contraction) {
-        MappingOptions own = contraction_preset(s, ranges_of(s));
-        StatementOptions so{"S" + std::to_string(k), {}};
-        for (const char* f : {"tile", "registerTile", "cpu.pointLoopOrder"})
-          if (std::string v = option_get(own, *find_option_field(f)); v != option_get(c, *find_option_field(f))) so.fields[f] = v;
-        if (!so.fields.empty()) c.statements.push_back(so);
-      }
-      // Its shared operand packed, each tensor once. Batched products re-pack per batch
-      // entry for little reuse, so they do not unless the copy transposes.
-      int64_t bytes = 0, row_bytes = 0;
-      const ast::Expr* shared = operand_without(s, register_rows_index(s));
-      if (shapes && shared) {
-        int t = def.find_tensor(shared->name);
-        int64_t element = scalar_type_bytes(def.tensors[size_t(t)].type);
-        bytes = shapes->tensors[size_t(t)].numel() * element;
-        if (!shapes->tensors[size_t(t)].extent.empty()) row_bytes = shapes->tensors[size_t(t)].extent.back() * element;
-      }
-      // A small operand already in the vector loop's order whose rows do not fall on one
-      // cache set (a pitch not a multiple of 2 KiB) is read in place: a copy of it per
-      // call cost more than it saved and, read by both threads, kept the product on one.
-      // The bundled 64 x 128 x 96 matmul took 0.0143 ms packed on one or two threads,
-      // 0.0135 in place on one and 0.0071 on two.
-      bool in_place = bytes > 0 && bytes <= kInPlaceBytes && row_bytes % 2048 != 0;
-      if (auto p = shared_operand_pack(s, int(c.tile.size()), bytes);
-          p && !(in_place && p->order.empty()) && std::none_of(c.cpu.pack.begin(), c.cpu.pack.end(), [&](const PackRequest& q) { return q.tensor == p->tensor; })) {
-        c.cpu.pack.push_back(*p);
-        // Read by every thread unless it follows the outermost index, which they split
-        // (an attention's K(b, s, d) over the batch b).
-        if (!operand_uses(s, *shared, 0)) shared_pack_bytes += bytes;
-      }
-    }
-    // A small product whose packed copy every thread reads runs on one thread. Split over
-    // two, the copy one core wrote is read by both, and on a shared 2-core host that was a
-    // gamble per process: mlp2 (786 k multiply-adds, 216 KiB packed) took 0.018 ms on one
-    // thread and 0.018, 0.038 or 0.13 on two; a 256-input linear layer of 32 rows 0.021
-    // and 0.021-0.093; the bundled matmul gained nothing. Small products that pack nothing
-    // (batched ones, convolutions), little (KRU3's 512-byte W2) or per thread (attention)
-    // still gain 1.3-2x on two.
+    MappingOptions c = contraction_options(false, shared_pack_bytes);
+    // A small product whose packed copy every thread reads splits its columns between the
+    // threads, each packing its own half inside the column loop, or else runs on one
+    // thread. With one copy, the copy one core wrote is read by both, and on a shared
+    // 2-core host that was a gamble per process: mlp2 (786 k multiply-adds, 216 KiB
+    // packed) took 0.018 ms on one thread and 0.018, 0.038 or 0.13 on two. With the
+    // columns split a 256-input linear layer of 32 rows took 0.0122 ms on two threads
+    // against 0.0205 on one; the bundled matmul_transposed_b 0.0097-0.0101 against 0.0144,
+    // swiglu_ffn 0.0064-0.0072 against 0.0092. A chain of products (mlp2, mlp3) reads each
+    // layer's rows from both threads' halves, and reads 1-2x faster by process. Small
+    // products that pack nothing (batched ones, convolutions), little (KRU3's 512-byte
+    // W2) or per thread (attention) gain 1.3-2x on two as they are.
     if (shapes && shared_pack_bytes >= kSharedPackBytes) {
       int64_t macs = 0;
       for (size_t k = 0; k < def.stmts.size(); ++k)
         if (is_contraction(def.stmts[k])) macs += instances_of(shapes->stmts[k]);
-      if (macs <= kOneThreadMacs) c.cpu.parallel = false;
+      if (macs <= kOneThreadMacs) {
+        int64_t left_shared = 0;
+        MappingOptions split = contraction_options(true, left_shared);
+        if (left_shared < kSharedPackBytes) c = split;
+        else c.cpu.parallel = false;
+      }
     }
     c.best_effort = true;
     return c;

@@ -124,10 +124,12 @@ TEST(MappingOptions, DefaultConvolutionTilesTwoOutputRowsWhenARowIsOneVector) {
   EXPECT_EQ(wide.cpu.point_loop_order, (std::vector<int>{0, 2, 4, 5, 6, 1, 3}));
 }
 
-// A small product whose packed operand every thread would read runs on one thread (on two
-// the bundled mlp2 took 1-7x its one-thread time, by process); a larger one, a batched one
-// and one whose pack the threads split by batch stay parallel.
-TEST(MappingOptions, DefaultKeepsASmallProductSharingItsPackOnOneThread) {
+// A small product whose packed operand every thread would read splits its columns in
+// two, each half packed inside the column loop by the thread that reads it (one shared
+// copy made the bundled mlp2 take 1-7x its one-thread time, by process); with too few
+// columns to split it runs on one thread. A larger one, a batched one and one whose pack
+// the threads split by batch stay parallel as they are.
+TEST(MappingOptions, DefaultGivesEachThreadItsOwnPackOfASmallProduct) {
   std::shared_ptr<const CheckedFile> checked = check_source("k.tc", R"(
 def linear(float(B,I) X, float(O,I) W) -> (Y) {
     Y(b, o) +=! X(b, i) * W(o, i)
@@ -141,9 +143,18 @@ def scores(float(N,T,D) Q, float(N,S,D) K) -> (P) {
   ASSERT_FALSE(checked->has_errors());
   auto preset = [&](const char* def, SizeMap sizes) { return default_preset(checked, def, std::move(sizes)); };
   MappingOptions small = preset("linear", {{"B", 32}, {"I", 256}, {"O", 128}});  // 2^20 multiply-adds, 128 KiB of W
-  EXPECT_FALSE(small.cpu.pack.empty());
-  EXPECT_FALSE(small.cpu.parallel);
-  EXPECT_TRUE(preset("linear", {{"B", 64}, {"I", 256}, {"O", 128}}).cpu.parallel) << "twice the work";
+  EXPECT_TRUE(small.cpu.parallel);
+  ASSERT_EQ(small.tile.size(), 3u);
+  EXPECT_EQ(small.tile[0], 32) << "every row in one tile";
+  EXPECT_EQ(small.tile[1], 64) << "two column tiles of whole register tiles";
+  ASSERT_EQ(small.cpu.pack.size(), 1u);
+  EXPECT_EQ(small.cpu.pack[0].depth, 3) << "packed inside the column loop";
+  MappingOptions narrow = preset("linear", {{"B", 32}, {"I", 256}, {"O", 16}});  // 16 KiB of W, one register tile wide
+  EXPECT_FALSE(narrow.cpu.pack.empty());
+  EXPECT_FALSE(narrow.cpu.parallel);
+  MappingOptions twice = preset("linear", {{"B", 64}, {"I", 256}, {"O", 128}});
+  EXPECT_TRUE(twice.cpu.parallel) << "twice the work";
+  EXPECT_GT(twice.tile[1], 64) << "as before: one column tile";
   EXPECT_TRUE(preset("linear", {{"B", 256}, {"I", 8}, {"O", 8}}).cpu.parallel) << "a 256-byte pack";
   EXPECT_TRUE(preset("bmm", {{"N", 20}, {"M", 26}, {"K", 72}, {"P", 26}}).cpu.parallel) << "nothing packed";
   MappingOptions attention = preset("scores", {{"N", 2}, {"T", 32}, {"S", 32}, {"D", 64}});

@@ -224,6 +224,33 @@ TEST(Pack, TheDefaultPresetTransposesOperandsStoredTheOtherWay) {
   expect_matches_interpreter(mlp, *o, "the default preset");
 }
 
+// A small linear layer and a chain of two: the default splits each product's columns
+// over the threads, and each thread packs its own half of W inside the parallel loop.
+TEST(Pack, EachThreadPacksItsOwnColumnsOfASmallLinearLayer) {
+  PackKernel linear = load("def fc(float(B,I) X, float(O,I) W) -> (Y) { Y(b, o) +=! X(b, i) * W(o, i) }\n",
+                           {{"B", 32}, {"I", 256}, {"O", 96}});
+  PackKernel mlp = load(
+      "def mlp2(float(B,I) X, float(H,I) W1, float(O,H) W2) -> (Y) {\n"
+      "  L1(b, j) +=! X(b, i) * W1(j, i)\n  L1(b, j) = fmax(L1(b, j), 0)\n"
+      "  Y(b, o) +=! L1(b, j) * W2(o, j)\n}\n",
+      {{"B", 16}, {"I", 128}, {"H", 256}, {"O", 64}});
+  for (const PackKernel* k : {&linear, &mlp}) {
+    auto o = mapping_preset("default", *k->def, &k->shapes);
+    ASSERT_TRUE(o) << o.error();
+    auto r = build(*k, *o);
+    ASSERT_TRUE(r) << r.error();
+    const std::string& c = r->text("c").text;
+    // Every pack opens the body of a parallel loop.
+    size_t packs = 0;
+    for (size_t at = c.find("// pack a"); at != std::string::npos; at = c.find("// pack a", at + 1), ++packs) {
+      size_t line = c.rfind('\n', at), previous = c.rfind('\n', line - 1);
+      EXPECT_EQ(c.substr(line - 8, 8), "parallel") << "a pack outside the parallel loop, after " << c.substr(previous, line - previous) << "\n" << c;
+    }
+    EXPECT_EQ(packs, k == &linear ? 1u : 2u) << c;
+    expect_matches_interpreter(*k, *o, k->def->name);
+  }
+}
+
 // A copy in another order (a transpose, a permutation of three dimensions) reads its
 // input a row apart per lane: the default preset packs that input in the output's order,
 // one cache line of its rows per tile, so the transposing copy works on whole lines.
