@@ -307,6 +307,16 @@ class CWriter {
     if (node_lines_) (*node_lines_)[&n] = int(out_.lines.size()) + 1;
   }
 
+  // Whether s is the literal 0, in parentheses or converted to int64_t or not.
+  static bool is_zero(std::string_view s) {
+    for (bool stripped = true; stripped;) {
+      stripped = false;
+      if (s.starts_with("(int64_t)")) s.remove_prefix(9), stripped = true;
+      if (s.size() >= 2 && s.front() == '(' && s.back() == ')' && paren(std::string(s)) == s) s = s.substr(1, s.size() - 2), stripped = true;
+    }
+    return s == "0";
+  }
+
   // s in parentheses, unless one pair already encloses all of it ("(a) + (b)" is not).
   static std::string paren(const std::string& s) {
     if (s.empty() || s.front() != '(' || s.back() != ')') return "(" + s + ")";
@@ -380,6 +390,8 @@ class CWriter {
     std::string s;
     for (size_t d = 0; d < l.stride.size(); ++d) {
       std::string c = sub(d);
+      // A row loop collapsed into the one inside it (CollapseRows) leaves index 0 behind.
+      if (l.lo[d] == SymExpr(0) && is_zero(c)) continue;
       if (!(l.lo[d] == SymExpr(0))) c = "(" + c + " - " + sx(l.lo[d]) + ")";
       std::string term = l.stride[d] == SymExpr(1) ? c : paren(c) + " * " + sx(l.stride[d]);
       s += (s.empty() ? "" : " + ") + term;

@@ -61,6 +61,10 @@ TEST(CollapseRows, AnElementwiseKernelOverShortRowsIsOneLoopPerImage) {
                           {{"N", 3}, {"C", 16}, {"H", 7}, {"W", 28}});
   EXPECT_EQ(loops_in(b.c), 2) << "the image's rows and channels are not one loop\n" << b.c;
   EXPECT_NE(b.c.find("<= 3135;"), std::string::npos) << b.c;  // 16 x 7 x 28 pixels, the images on threads
+  // The C text addresses the collapsed rows through the one index, with no term left for
+  // the outer loop that is gone.
+  EXPECT_EQ(b.c.find("(0) *"), std::string::npos) << b.c;
+  EXPECT_NE(b.c.find("Y[(c0) * 3136 + c3]"), std::string::npos) << b.c;
 }
 
 TEST(CollapseRows, AGlobalPoolingSumsEachChannelInOneVectorLoop) {
