@@ -81,21 +81,6 @@ constexpr int64_t kOneThreadInstances = 8192;
 // mapping_preset).
 constexpr int64_t kInPlaceBytes = int64_t(64) << 10;
 
-// The statement a contraction preset shapes the schedule around: a sum of products whose
-// left-hand side has at least two indices (matmul and its transposed and batched forms,
-// convolutions). Its last two left-hand indices become the register tile's rows and
-// vector columns; indices before them are batch loops; the summed ones run around the
-// register tile.
-bool is_contraction(const SemaStmt& s) {
-  return s.ast->reduce == ast::ReduceOp::Sum && s.lhs_rank >= 2 && int(s.indices.size()) > s.lhs_rank;
-}
-
-const SemaStmt* contraction_stmt(const SemaDef& def) {
-  for (const SemaStmt& s : def.stmts)
-    if (is_contraction(s)) return &s;
-  return nullptr;
-}
-
 // Whether `operand` (a read in statement `s`) uses index `idx` in its subscripts.
 bool operand_uses(const SemaStmt& s, const ast::Expr& operand, int idx) {
   for (const AccessConstraint& c : s.constraints)
@@ -115,6 +100,23 @@ std::vector<const ast::Expr*> product_operands(const SemaStmt& s) {
   for (const auto& operand : r.args)
     if (const ast::Expr* read = read_in(*operand)) out.push_back(read);
   return out;
+}
+
+// The statement a contraction preset shapes the schedule around: a sum of products whose
+// left-hand side has at least two indices (matmul and its transposed and batched forms,
+// convolutions). Its last two left-hand indices become the register tile's rows and
+// vector columns; indices before them are batch loops; the summed ones run around the
+// register tile. A plain sum (an attention's row sums of P) is none: tiled as one, its
+// summed loop ran outside the threads' loop, one parallel region per summed value.
+bool is_contraction(const SemaStmt& s) {
+  return s.ast->reduce == ast::ReduceOp::Sum && s.lhs_rank >= 2 && int(s.indices.size()) > s.lhs_rank &&
+         product_operands(s).size() == 2;
+}
+
+const SemaStmt* contraction_stmt(const SemaDef& def) {
+  for (const SemaStmt& s : def.stmts)
+    if (is_contraction(s)) return &s;
+  return nullptr;
 }
 
 // The read of the product `s` whose subscripts do not use index `idx`, if one does not.
@@ -388,6 +390,13 @@ Expected<MappingOptions> mapping_preset(std::string_view name, const SemaDef& de
       MappingOptions c = contraction_preset(*contraction, ranges_of(*contraction), columns_per_thread);
       for (size_t k = 0; k < def.stmts.size(); ++k) {
         const SemaStmt& s = def.stmts[k];
+        // A reduction that is no product (an attention's row maximum and row sum) sums
+        // its rows in vectors: the products' register tile would put its rows on the
+        // vector lanes, or leave it scalar.
+        if (!is_contraction(s) && s.ast->reduce != ast::ReduceOp::None && int(s.indices.size()) > s.lhs_rank) {
+          c.statements.push_back({"S" + std::to_string(k), {{"registerTile", "[]"}, {"cpu.registerAccumulate", "false"}, {"cpu.pointLoopOrder", "[]"}}});
+          continue;
+        }
         if (!is_contraction(s)) continue;
         MappingOptions own = contraction_preset(s, ranges_of(s), columns_per_thread);
         // Its columns split, each thread packs the half it reads.

@@ -162,6 +162,42 @@ def scores(float(N,T,D) Q, float(N,S,D) K) -> (P) {
   EXPECT_TRUE(attention.cpu.parallel) << "each thread packs its own batch entries";
 }
 
+// An attention's row maximum and row sum are reductions but no products: they sum their
+// rows in vectors inside the threads' loop. Register-tiled as products, the row sum ran
+// its summed loop outside the threads' loop (one parallel region per key) and the row
+// maximum stayed scalar.
+TEST(MappingOptions, DefaultSumsAnAttentionsRowsInVectorsNotAsProducts) {
+  std::shared_ptr<const CheckedFile> checked = check_source("k.tc", R"(
+def attention(float(B,T,D) Q, float(B,S,D) K, float(B,S,D) V) -> (O) {
+    Sc(b, t, s) +=! Q(b, t, d) * K(b, s, d)
+    mx(b, t) max=! Sc(b, t, s)
+    P(b, t, s) = exp(Sc(b, t, s) - mx(b, t))
+    sm(b, t) +=! P(b, t, s)
+    O(b, t, d) +=! P(b, t, s) * V(b, s, d)
+    O(b, t, d) = O(b, t, d) / sm(b, t)
+})");
+  ASSERT_FALSE(checked->has_errors());
+  auto setup = kernel_setup(checked, KernelSpec{"attention", {{"B", 2}, {"T", 32}, {"S", 32}, {"D", 64}}, {}});
+  ASSERT_TRUE(setup) << setup.error();
+  auto o = mapping_preset("default", *setup->def, &setup->shapes);
+  ASSERT_TRUE(o) << o.error();
+  auto r = compile_kernel(*setup, *o, CodegenChoice{"cpu", {"c"}, true});
+  ASSERT_TRUE(r) << r.error();
+  const std::string& c = r->text("c").text;
+  for (const char* stmt : {"// S1\n", "// S3\n"}) {
+    size_t at = c.find(stmt);
+    ASSERT_NE(at, std::string::npos) << c;
+    size_t loop = c.rfind('\n', c.rfind('\n', at) - 1);
+    std::string row = c.substr(loop, c.rfind('\n', at) - loop);
+    EXPECT_NE(row.find("vector("), std::string::npos) << stmt << " sums its row in vectors, not in " << row << "\n" << c;
+    EXPECT_NE(row.find("reduction"), std::string::npos) << row;
+  }
+  for (size_t at = c.find("#pragma omp parallel for"); at != std::string::npos; at = c.find("#pragma omp parallel for", at + 1)) {
+    size_t line = c.rfind('\n', at), previous = c.rfind('\n', line - 1);
+    EXPECT_EQ(c.substr(previous, line - previous).find("for ("), std::string::npos) << "threads started once per iteration of a loop:\n" << c;
+  }
+}
+
 // A small operand already in the vector loop's order is read in place, and the product
 // split over the threads; one whose rows fall on one cache set (a 2 KiB pitch) or a large
 // one is still packed.
