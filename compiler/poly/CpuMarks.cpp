@@ -1,5 +1,6 @@
 // Pass 5: CPU mapping decisions, recorded per loop id. On each path from the root, the
-// outermost parallel (coincident) loop that runs more than once goes to the thread pool;
+// outermost parallel (coincident) loop that runs more than once goes to the thread pool,
+// unless sequential loops around it would start the pool more than kMaxPoolStarts times;
 // the innermost loop is vectorised when it is parallel (or, below it, a pooling's window
 // loops are unrolled into it and it is); register tiles are unrolled and,
 // when asked, their reduction loop keeps the accumulators in registers.
@@ -15,25 +16,39 @@ bool has_band_below(const isl::schedule_node& band) {
   return !band.child(0).every_descendant([](isl::schedule_node n) { return !n.isa<isl::schedule_node_band>(); });
 }
 
+// A parallel loop inside sequential ones starts the thread pool once per iteration of
+// theirs, a microsecond or more each time. Up to this many starts (a matrix product's four
+// tiles of its summed loop around the register tiles' rows) the threads still gain; past
+// it the loop runs on one thread. Tiled as products, an attention's row sums started the
+// pool once per key (32), and a column sum over 4096 rows whose columns formed one tile
+// took 1.6-1.9 ms on two threads against 0.34-0.46 on one.
+constexpr int64_t kMaxPoolStarts = 16;
+
+// What the loops around a band decided.
+struct Around {
+  bool parallel = false;        // one of them runs on the threads
+  int64_t sequential_runs = 1;  // how often sequential ones run what they enclose
+};
+
 class CpuMarker {
  public:
   explicit CpuMarker(PolyJob& job) : job_(job) {}
 
-  void visit(const isl::schedule_node& node, bool parallel_above) {
+  void visit(const isl::schedule_node& node, Around around) {
     if (node.isa<isl::schedule_node_mark>() && node.child(0).isa<isl::schedule_node_band>()) {
       std::vector<int> ids = band_mark_ids(mark_name(node));
       if (!ids.empty()) {
         isl::schedule_node_band band = node.child(0).as<isl::schedule_node_band>();
-        parallel_above = mark_band(band, ids, parallel_above);
-        visit(band.child(0), parallel_above);
+        around = mark_band(band, ids, around);
+        visit(band.child(0), around);
         return;
       }
     }
-    for (unsigned i = 0, n = node.n_children(); i < n; ++i) visit(node.child(int(i)), parallel_above);
+    for (unsigned i = 0, n = node.n_children(); i < n; ++i) visit(node.child(int(i)), around);
   }
 
  private:
-  bool mark_band(const isl::schedule_node_band& band, const std::vector<int>& ids, bool parallel_above) {
+  Around mark_band(const isl::schedule_node_band& band, const std::vector<int>& ids, Around around) {
     const MappingOptions& o = job_.options_for(band);  // the kernel's, or its statements' own
     bool innermost = !has_band_below(band);
     bool vectorises = o.cpu.vectorize && o.cpu.vector_width > 1;
@@ -46,10 +61,13 @@ class CpuMarker {
       info.coincident = band.member_get_coincident(int(i));
       int64_t span = loop_span(job_, band, int(i), ids[i]);
       bool runs_more_than_once = span != 1;  // 0: symbolic, assume it does
-      if (o.cpu.parallel && !parallel_above && info.coincident && runs_more_than_once) {
+      if (o.cpu.parallel && !around.parallel && info.coincident && runs_more_than_once &&
+          around.sequential_runs <= kMaxPoolStarts) {
         info.parallel = true;
-        parallel_above = true;
+        around.parallel = true;
       }
+      if (!info.coincident && runs_more_than_once)  // a symbolic span counts as past the limit
+        around.sequential_runs = span > 0 ? std::min(around.sequential_runs * span, kMaxPoolStarts + 1) : kMaxPoolStarts + 1;
       // Register tiles: the members the register tile bounds are unrolled; the reduction
       // loop around them may keep the accumulators in registers.
       if (info.role == LoopRole::RegisterPoint) {
@@ -76,7 +94,7 @@ class CpuMarker {
       }
     }
     if (innermost && vectorises) vectorise_around_windows(band, ids, o.cpu.vector_width);
-    return parallel_above;
+    return around;
   }
 
   static bool is_window(int64_t span, int lanes) { return span > 0 && span < lanes && (span < 8 || 2 * span < lanes); }
@@ -174,6 +192,6 @@ class CpuMarker {
 
 }  // namespace
 
-void mark_cpu_loops(PolyJob& job) { CpuMarker(job).visit(job.schedule.root(), false); }
+void mark_cpu_loops(PolyJob& job) { CpuMarker(job).visit(job.schedule.root(), Around{}); }
 
 }  // namespace tcs::poly

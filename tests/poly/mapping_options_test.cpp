@@ -198,6 +198,77 @@ def attention(float(B,T,D) Q, float(B,S,D) K, float(B,S,D) V) -> (O) {
   }
 }
 
+// A reduction down columns runs its rows whole in vectors, its summed loop outside them:
+// split in two column halves fetched ahead where no left-hand index in front gives the
+// threads their share. A sum along rows keeps the order isl gives it. A tensor read in
+// two orders is not packed for either.
+TEST(MappingOptions, DefaultSumsDownColumnsAlongTheRows) {
+  std::shared_ptr<const CheckedFile> checked = check_source("k.tc", R"(
+def colsum(float(M,N) X) -> (S) {
+    S(j) +=! X(i, j)
+}
+def matvect(float(M,N) A, float(M) x) -> (y) {
+    y(j) +=! A(i, j) * x(i)
+}
+def mean3(float(B,T,D) X) -> (Mn) {
+    Mn(b, d) +=! X(b, t, d)
+}
+def rowsum(float(M,N) X) -> (S) {
+    S(i) +=! X(i, j)
+}
+def symm(float(N,N) X) -> (Y) {
+    Y(i, j) = X(i, j) + X(j, i)
+})");
+  ASSERT_FALSE(checked->has_errors());
+  auto preset = [&](const char* def, SizeMap sizes) { return default_preset(checked, def, std::move(sizes)); };
+  int lanes = std::max(4, host_vector_bytes() / 4);
+  for (const char* def : {"colsum", "matvect"}) {
+    MappingOptions o = preset(def, {{"M", 4096}, {"N", 1024}});
+    ASSERT_EQ(o.statements.size(), 1u) << def;
+    EXPECT_EQ(o.statements[0].statement, "S0");
+    EXPECT_EQ(o.statements[0].fields["tile"], "[512, 4096]") << def << ": two column halves, the rows whole";
+    EXPECT_EQ(o.statements[0].fields["cpu.pointLoopOrder"], "[1, 0]") << def;
+    EXPECT_EQ(o.cpu.fetch_ahead, 4) << def;
+    EXPECT_EQ(o.outer_fusion, FusionStrategy::Min) << def;
+  }
+  MappingOptions narrow = preset("colsum", {{"M", 4096}, {"N", lanes}});
+  ASSERT_EQ(narrow.statements.size(), 1u);
+  EXPECT_EQ(narrow.statements[0].fields["tile"], "[" + std::to_string(lanes) + ", 4096]") << "one vector: not split";
+  MappingOptions mean = preset("mean3", {{"B", 32}, {"T", 128}, {"D", 256}});
+  ASSERT_EQ(mean.statements.size(), 1u);
+  EXPECT_EQ(mean.statements[0].fields["tile"], "[1, 256, 128]") << "the batch for the threads, each row whole";
+  EXPECT_EQ(mean.statements[0].fields["cpu.pointLoopOrder"], "[0, 2, 1]");
+  EXPECT_EQ(mean.cpu.fetch_ahead, 0);
+  EXPECT_TRUE(preset("rowsum", {{"M", 4096}, {"N", 1024}}).statements.empty());
+  EXPECT_TRUE(preset("symm", {{"N", 1024}}).cpu.pack.empty());
+}
+
+// A parallel loop inside a sequential one that runs many times would start the threads
+// once per iteration: it runs on one thread instead. A few starts are kept.
+TEST(MappingOptions, ThreadsAreNotStartedOncePerIterationOfALongSequentialLoop) {
+  std::shared_ptr<const CheckedFile> checked = check_source("k.tc", "def colsum(float(M,N) X) -> (S) {\n  S(j) +=! X(i, j)\n}\n");
+  ASSERT_FALSE(checked->has_errors());
+  auto c_text = [&](int64_t rows, int64_t column_tile) {
+    auto setup = kernel_setup(checked, KernelSpec{"colsum", {{"M", rows}, {"N", 256}}, {}});
+    EXPECT_TRUE(setup) << setup.error();
+    auto o = mapping_options_from_json(R"({"outerScheduleFusionStrategy": "Min", "tile": [)" + std::to_string(column_tile) +
+                                       R"(], "cpu": {"pointLoopOrder": [1, 0]}})");
+    EXPECT_TRUE(o) << o.error();
+    auto r = compile_kernel(*setup, *o, CodegenChoice{"cpu", {"c"}, true});
+    EXPECT_TRUE(r) << r.error();
+    return r ? r->text("c").text : std::string();
+  };
+  auto parallel_reduction = [](const std::string& c) {
+    size_t at = c.find("// S0\n"), parallel = c.rfind("parallel", at);
+    return at != std::string::npos && parallel != std::string::npos && parallel > c.find("S0_init");
+  };
+  EXPECT_TRUE(parallel_reduction(c_text(4096, 128))) << "column tiles on the threads";
+  std::string once_per_row = c_text(4096, 256);
+  EXPECT_FALSE(parallel_reduction(once_per_row)) << once_per_row;
+  std::string four_rows = c_text(4, 256);
+  EXPECT_TRUE(parallel_reduction(four_rows)) << "four starts of the threads\n" << four_rows;
+}
+
 // A small operand already in the vector loop's order is read in place, and the product
 // split over the threads; one whose rows fall on one cache set (a 2 KiB pitch) or a large
 // one is still packed.
