@@ -366,46 +366,56 @@ void pack_transposed_read(const SemaDef& def, const DefShapes& shapes, MappingOp
 // runs whole rows in vectors, 0.34-0.46 ms; with no left-hand index in front for the
 // threads to share, the rows split in two column halves, fetched four rows ahead (the
 // half rows restart the hardware prefetcher at every row: 1.0-1.3 ms on one thread
-// without, 0.54-0.64 with; 0.25-0.35 on two). Their initialisations then run in nests of
-// their own, so that each reduction's band is tiled alone.
-void reduce_down_columns(const SemaDef& def, const DefShapes& shapes, MappingOptions& o) {
-  int lanes = std::max(1, o.cpu.vector_width);
-  for (size_t k = 0; k < def.stmts.size(); ++k) {
-    const SemaStmt& s = def.stmts[k];
-    int L = s.lhs_rank, n = int(s.indices.size()), v = L - 1;
-    if (s.ast->reduce == ast::ReduceOp::None || L < 1 || n <= L || is_contraction(s)) continue;
-    // The last dimension of every tensor read along v follows left-hand indices only, and
-    // of one of them v itself; tensors read without v (matvect's x(i)) are one value per
-    // vector.
-    std::set<int> uses_v;
-    for (const AccessConstraint& c : s.constraints)
-      if (c.subscript && std::find(c.indices.begin(), c.indices.end(), v) != c.indices.end()) uses_v.insert(c.tensor);
-    bool along_v = false, down_columns = true;
-    for (const AccessConstraint& c : s.constraints) {
-      if (!c.subscript || !uses_v.count(c.tensor) || c.dim + 1 != int(shapes.tensors[size_t(c.tensor)].extent.size())) continue;
-      for (int i : c.indices) down_columns = down_columns && i < L;
-      along_v = along_v || (c.affine && c.coefs.size() == 1 && c.coefs[0] == std::pair<int, int64_t>{v, 1});
-    }
-    if (!along_v || !down_columns) continue;
-    auto extent = [&](int i) { return values_of(shapes.stmts[k][size_t(i)]); };
-    int64_t outer = 1;
-    for (int i = 0; i < v; ++i) outer *= extent(i);
-    int64_t row = extent(v), chunk = row;
-    if (outer < 2 && row >= 2 * lanes) chunk = (row + 2 * lanes - 1) / (2 * lanes) * lanes, o.cpu.fetch_ahead = 4;
-    MappingOptions own;
-    std::vector<int64_t> extents;
-    for (int i = 0; i < n; ++i) {
-      extents.push_back(extent(i));
-      own.tile.push_back(i < v ? 1 : i == v ? chunk : extent(i));
-      if (i != v) own.cpu.point_loop_order.push_back(i);
-    }
-    own.cpu.point_loop_order.push_back(v);
-    leave_out_single_values(own, extents);
-    StatementOptions so{"S" + std::to_string(k), {}};
-    for (const char* f : {"tile", "cpu.pointLoopOrder"}) so.fields[f] = option_get(own, *find_option_field(f));
-    o.statements.push_back(so);
-    o.outer_fusion = FusionStrategy::Min;
+// without, 0.54-0.64 with; 0.25-0.35 on two).
+struct ColumnSum {
+  StatementOptions loops;  // its tiles and point order
+  bool halves = false;     // its rows split in two column halves
+};
+
+std::optional<ColumnSum> column_sum(const SemaDef& def, const DefShapes& shapes, size_t k, int lanes) {
+  const SemaStmt& s = def.stmts[k];
+  int L = s.lhs_rank, n = int(s.indices.size()), v = L - 1;
+  if (s.ast->reduce == ast::ReduceOp::None || L < 1 || n <= L || is_contraction(s)) return std::nullopt;
+  // The last dimension of every tensor read along v follows left-hand indices only, and
+  // of one of them v itself; tensors read without v (matvect's x(i)) are one value per
+  // vector.
+  std::set<int> uses_v;
+  for (const AccessConstraint& c : s.constraints)
+    if (c.subscript && std::find(c.indices.begin(), c.indices.end(), v) != c.indices.end()) uses_v.insert(c.tensor);
+  bool along_v = false, down_columns = true;
+  for (const AccessConstraint& c : s.constraints) {
+    if (!c.subscript || !uses_v.count(c.tensor) || c.dim + 1 != int(shapes.tensors[size_t(c.tensor)].extent.size())) continue;
+    for (int i : c.indices) down_columns = down_columns && i < L;
+    along_v = along_v || (c.affine && c.coefs.size() == 1 && c.coefs[0] == std::pair<int, int64_t>{v, 1});
   }
+  if (!along_v || !down_columns) return std::nullopt;
+  auto extent = [&](int i) { return values_of(shapes.stmts[k][size_t(i)]); };
+  int64_t outer = 1;
+  for (int i = 0; i < v; ++i) outer *= extent(i);
+  ColumnSum sum{{"S" + std::to_string(k), {}}, outer < 2 && extent(v) >= 2 * lanes};
+  int64_t chunk = sum.halves ? (extent(v) + 2 * lanes - 1) / (2 * lanes) * lanes : extent(v);
+  MappingOptions own;
+  std::vector<int64_t> extents;
+  for (int i = 0; i < n; ++i) {
+    extents.push_back(extent(i));
+    own.tile.push_back(i < v ? 1 : i == v ? chunk : extent(i));
+    if (i != v) own.cpu.point_loop_order.push_back(i);
+  }
+  own.cpu.point_loop_order.push_back(v);
+  leave_out_single_values(own, extents);
+  for (const char* f : {"tile", "cpu.pointLoopOrder"}) sum.loops.fields[f] = option_get(own, *find_option_field(f));
+  return sum;
+}
+
+// Every reduction down columns summed along rows (column_sum), its initialisation in a
+// nest of its own so that its band is tiled alone.
+void sum_columns_along_rows(const SemaDef& def, const DefShapes& shapes, MappingOptions& o) {
+  for (size_t k = 0; k < def.stmts.size(); ++k)
+    if (std::optional<ColumnSum> sum = column_sum(def, shapes, k, o.cpu.vector_width)) {
+      o.statements.push_back(sum->loops);
+      o.outer_fusion = FusionStrategy::Min;
+      if (sum->halves) o.cpu.fetch_ahead = 4;
+    }
 }
 
 }  // namespace
@@ -447,9 +457,14 @@ Expected<MappingOptions> mapping_preset(std::string_view name, const SemaDef& de
         const SemaStmt& s = def.stmts[k];
         // A reduction that is no product (an attention's row maximum and row sum) sums
         // its rows in vectors: the products' register tile would put its rows on the
-        // vector lanes, or leave it scalar.
+        // vector lanes, or leave it scalar. One down columns sums along its rows (not
+        // fetched ahead, which the products' loops do not want).
         if (!is_contraction(s) && s.ast->reduce != ast::ReduceOp::None && int(s.indices.size()) > s.lhs_rank) {
-          c.statements.push_back({"S" + std::to_string(k), {{"registerTile", "[]"}, {"cpu.registerAccumulate", "false"}, {"cpu.pointLoopOrder", "[]"}}});
+          StatementOptions so{"S" + std::to_string(k), {{"registerTile", "[]"}, {"cpu.registerAccumulate", "false"}, {"cpu.pointLoopOrder", "[]"}}};
+          if (shapes)
+            if (std::optional<ColumnSum> sum = column_sum(def, *shapes, k, c.cpu.vector_width))
+              for (const auto& [field, value] : sum->loops.fields) so.fields[field] = value;
+          c.statements.push_back(so);
           continue;
         }
         if (!is_contraction(s)) continue;
@@ -531,7 +546,7 @@ Expected<MappingOptions> mapping_preset(std::string_view name, const SemaDef& de
     // rows are long).
     if (reads_windows(def)) o.cpu.fetch_ahead = 4;
     if (shapes) pack_transposed_read(def, *shapes, o);
-    if (shapes) reduce_down_columns(def, *shapes, o);
+    if (shapes) sum_columns_along_rows(def, *shapes, o);
     // A kernel of a few thousand statement instances runs on one thread: its work is a
     // fraction of a microsecond, less than handing half of it to another core costs.
     // The bundled 2x2 poolings (5-6 k instances) took 0.22-0.24 us on one thread and

@@ -218,6 +218,10 @@ def rowsum(float(M,N) X) -> (S) {
 }
 def symm(float(N,N) X) -> (Y) {
     Y(i, j) = X(i, j) + X(j, i)
+}
+def mm_colsum(float(M,K) A, float(K,N) B) -> (C, S) {
+    C(m, n) +=! A(m, k) * B(k, n)
+    S(n) +=! B(k, n)
 })");
   ASSERT_FALSE(checked->has_errors());
   auto preset = [&](const char* def, SizeMap sizes) { return default_preset(checked, def, std::move(sizes)); };
@@ -241,6 +245,11 @@ def symm(float(N,N) X) -> (Y) {
   EXPECT_EQ(mean.cpu.fetch_ahead, 0);
   EXPECT_TRUE(preset("rowsum", {{"M", 4096}, {"N", 1024}}).statements.empty());
   EXPECT_TRUE(preset("symm", {{"N", 1024}}).cpu.pack.empty());
+  MappingOptions product = preset("mm_colsum", {{"M", 512}, {"K", 2048}, {"N", 1024}});
+  ASSERT_EQ(product.statements.size(), 1u);
+  EXPECT_EQ(product.statements[0].fields["tile"], "[512, 2048]") << "beside a product too";
+  EXPECT_EQ(product.statements[0].fields["cpu.pointLoopOrder"], "[1, 0]");
+  EXPECT_EQ(product.statements[0].fields["registerTile"], "[]");
 }
 
 // A parallel loop inside a sequential one that runs many times would start the threads
