@@ -252,6 +252,30 @@ def mm_colsum(float(M,K) A, float(K,N) B) -> (C, S) {
   EXPECT_EQ(product.statements[0].fields["registerTile"], "[]");
 }
 
+// A batched matrix-vector product is no register-tiled product: both operands move with
+// every output index, so no vector load serves several rows. It sums A's rows in vectors.
+TEST(MappingOptions, DefaultSumsABatchedMatrixVectorProductAlongItsRows) {
+  std::shared_ptr<const CheckedFile> checked = check_source("k.tc", R"(
+def bmv(float(B,M,N) A, float(B,N) x) -> (y) {
+    y(b, i) +=! A(b, i, j) * x(b, j)
+})");
+  ASSERT_FALSE(checked->has_errors());
+  auto setup = kernel_setup(checked, KernelSpec{"bmv", {{"B", 8}, {"M", 64}, {"N", 256}}, {}});
+  ASSERT_TRUE(setup) << setup.error();
+  auto o = mapping_preset("default", *setup->def, &setup->shapes);
+  ASSERT_TRUE(o) << o.error();
+  EXPECT_TRUE(o->register_tile.empty());
+  auto r = compile_kernel(*setup, *o, CodegenChoice{"cpu", {"c"}, true});
+  ASSERT_TRUE(r) << r.error();
+  const std::string& c = r->text("c").text;
+  size_t at = c.find("// S0\n");
+  ASSERT_NE(at, std::string::npos) << c;
+  size_t line = c.rfind('\n', at), loop = c.rfind('\n', line - 1);
+  std::string row = c.substr(loop, line - loop);
+  EXPECT_NE(row.find("for (int64_t c2"), std::string::npos) << "the summed index innermost: " << row << "\n" << c;
+  EXPECT_NE(row.find("vector("), std::string::npos) << row;
+}
+
 // A parallel loop inside a sequential one that runs many times would start the threads
 // once per iteration: it runs on one thread instead. A few starts are kept.
 TEST(MappingOptions, ThreadsAreNotStartedOncePerIterationOfALongSequentialLoop) {
