@@ -201,7 +201,7 @@ def attention(float(B,T,D) Q, float(B,S,D) K, float(B,S,D) V) -> (O) {
 // A reduction down columns runs its rows whole in vectors, its summed loop outside them:
 // split in two column halves fetched ahead where no left-hand index in front gives the
 // threads their share. A sum along rows keeps the order isl gives it. A tensor read in
-// two orders is not packed for either.
+// two orders is not packed for either, but tiled by a cache line each way.
 TEST(MappingOptions, DefaultSumsDownColumnsAlongTheRows) {
   std::shared_ptr<const CheckedFile> checked = check_source("k.tc", R"(
 def colsum(float(M,N) X) -> (S) {
@@ -244,7 +244,9 @@ def mm_colsum(float(M,K) A, float(K,N) B) -> (C, S) {
   EXPECT_EQ(mean.statements[0].fields["cpu.pointLoopOrder"], "[0, 2, 1]");
   EXPECT_EQ(mean.cpu.fetch_ahead, 0);
   EXPECT_TRUE(preset("rowsum", {{"M", 4096}, {"N", 1024}}).statements.empty());
-  EXPECT_TRUE(preset("symm", {{"N", 1024}}).cpu.pack.empty());
+  MappingOptions symm = preset("symm", {{"N", 1024}});
+  EXPECT_TRUE(symm.cpu.pack.empty()) << "one copy cannot serve both orders";
+  EXPECT_EQ(symm.tile, (std::vector<int64_t>{16, 16})) << "a cache line of rows each way";
   MappingOptions product = preset("mm_colsum", {{"M", 512}, {"K", 2048}, {"N", 1024}});
   ASSERT_EQ(product.statements.size(), 1u);
   EXPECT_EQ(product.statements[0].fields["tile"], "[512, 2048]") << "beside a product too";
