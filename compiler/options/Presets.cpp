@@ -428,6 +428,66 @@ void sum_columns_along_rows(const SemaDef& def, const DefShapes& shapes, Mapping
     }
 }
 
+// The options of a kernel whose statement `contraction` is a sum of products: its preset,
+// per-statement options for its other statements that need them, and a pack of each
+// product's shared operand. `shared_pack_bytes` counts the packed bytes every thread reads.
+MappingOptions contraction_kernel_options(const SemaDef& def, const DefShapes* shapes, const SemaStmt& contraction,
+                                          bool columns_per_thread, int64_t& shared_pack_bytes) {
+  auto ranges_of = [&](const SemaStmt& s) { return shapes ? &shapes->stmts[size_t(&s - def.stmts.data())] : nullptr; };
+  MappingOptions c = contraction_preset(contraction, ranges_of(contraction), columns_per_thread);
+  for (size_t k = 0; k < def.stmts.size(); ++k) {
+    const SemaStmt& s = def.stmts[k];
+    // A reduction that is no product (an attention's row maximum and row sum) sums
+    // its rows in vectors: the products' register tile would put its rows on the
+    // vector lanes, or leave it scalar. One down columns sums along its rows (not
+    // fetched ahead, which the products' loops do not want).
+    if (!is_contraction(s) && s.ast->reduce != ast::ReduceOp::None && int(s.indices.size()) > s.lhs_rank) {
+      StatementOptions so{"S" + std::to_string(k), {{"registerTile", "[]"}, {"cpu.registerAccumulate", "false"}, {"cpu.pointLoopOrder", "[]"}}};
+      if (shapes)
+        if (std::optional<ColumnSum> sum = column_sum(def, *shapes, k, c.cpu.vector_width))
+          for (const auto& [field, value] : sum->loops.fields) so.fields[field] = value;
+      c.statements.push_back(so);
+      continue;
+    }
+    if (!is_contraction(s)) continue;
+    MappingOptions own = contraction_preset(s, ranges_of(s), columns_per_thread);
+    // Its columns split, each thread packs the half it reads.
+    bool own_columns = columns_per_thread && own != contraction_preset(s, ranges_of(s), false);
+    // Every other contraction (KRU3's chain, an attention's two products) is tiled for
+    // its own shape where that differs from the first's: per-statement options.
+    if (&s != &contraction) {
+      StatementOptions so{"S" + std::to_string(k), {}};
+      for (const char* f : {"tile", "registerTile", "cpu.pointLoopOrder"})
+        if (std::string v = option_get(own, *find_option_field(f)); v != option_get(c, *find_option_field(f))) so.fields[f] = v;
+      if (!so.fields.empty()) c.statements.push_back(so);
+    }
+    // Its shared operand packed, each tensor once. Batched products re-pack per batch
+    // entry for little reuse, so they do not unless the copy transposes.
+    int64_t bytes = 0, row_bytes = 0;
+    const ast::Expr* shared = operand_without(s, register_rows_index(s));
+    if (shapes && shared) {
+      int t = def.find_tensor(shared->name);
+      int64_t element = scalar_type_bytes(def.tensors[size_t(t)].type);
+      bytes = shapes->tensors[size_t(t)].numel() * element;
+      if (!shapes->tensors[size_t(t)].extent.empty()) row_bytes = shapes->tensors[size_t(t)].extent.back() * element;
+    }
+    // A small operand already in the vector loop's order whose rows do not fall on one
+    // cache set (a pitch not a multiple of 2 KiB) is read in place: a copy of it per
+    // call cost more than it saved and, read by both threads, kept the product on one.
+    // The bundled 64 x 128 x 96 matmul took 0.0143 ms packed on one or two threads,
+    // 0.0135 in place on one and 0.0071 on two.
+    bool in_place = bytes > 0 && bytes <= kInPlaceBytes && row_bytes % 2048 != 0;
+    if (auto p = shared_operand_pack(s, int(c.tile.size()), own_columns ? 0 : bytes);
+        p && !(in_place && p->order.empty()) && std::none_of(c.cpu.pack.begin(), c.cpu.pack.end(), [&](const PackRequest& q) { return q.tensor == p->tensor; })) {
+      c.cpu.pack.push_back(*p);
+      // Read by every thread unless it follows the outermost index, which they split
+      // (an attention's K(b, s, d) over the batch b), or each packs its own columns.
+      if (!operand_uses(s, *shared, 0) && !own_columns) shared_pack_bytes += bytes;
+    }
+  }
+  return c;
+}
+
 }  // namespace
 
 Expected<MappingOptions> mapping_preset(std::string_view name, const SemaDef& def, const DefShapes* shapes) {
@@ -459,64 +519,8 @@ Expected<MappingOptions> mapping_preset(std::string_view name, const SemaDef& de
   };
   if (name == "contraction" ||
       (name == "default" && classify_kernel(def) == KernelClass::Contraction && contraction && !dot_products())) {
-    auto ranges_of = [&](const SemaStmt& s) { return shapes ? &shapes->stmts[size_t(&s - def.stmts.data())] : nullptr; };
-    // The options, and how many bytes of packed copies every thread reads.
-    auto contraction_options = [&](bool columns_per_thread, int64_t& shared_pack_bytes) {
-      MappingOptions c = contraction_preset(*contraction, ranges_of(*contraction), columns_per_thread);
-      for (size_t k = 0; k < def.stmts.size(); ++k) {
-        const SemaStmt& s = def.stmts[k];
-        // A reduction that is no product (an attention's row maximum and row sum) sums
-        // its rows in vectors: the products' register tile would put its rows on the
-        // vector lanes, or leave it scalar. One down columns sums along its rows (not
-        // fetched ahead, which the products' loops do not want).
-        if (!is_contraction(s) && s.ast->reduce != ast::ReduceOp::None && int(s.indices.size()) > s.lhs_rank) {
-          StatementOptions so{"S" + std::to_string(k), {{"registerTile", "[]"}, {"cpu.registerAccumulate", "false"}, {"cpu.pointLoopOrder", "[]"}}};
-          if (shapes)
-            if (std::optional<ColumnSum> sum = column_sum(def, *shapes, k, c.cpu.vector_width))
-              for (const auto& [field, value] : sum->loops.fields) so.fields[field] = value;
-          c.statements.push_back(so);
-          continue;
-        }
-        if (!is_contraction(s)) continue;
-        MappingOptions own = contraction_preset(s, ranges_of(s), columns_per_thread);
-        // Its columns split, each thread packs the half it reads.
-        bool own_columns = columns_per_thread && own != contraction_preset(s, ranges_of(s), false);
-        // Every other contraction (KRU3's chain, an attention's two products) is tiled for
-        // its own shape where that differs from the first's: per-statement options.
-        if (&s != contraction) {
-          StatementOptions so{"S" + std::to_string(k), {}};
-          for (const char* f : {"tile", "registerTile", "cpu.pointLoopOrder"})
-            if (std::string v = option_get(own, *find_option_field(f)); v != option_get(c, *find_option_field(f))) so.fields[f] = v;
-          if (!so.fields.empty()) c.statements.push_back(so);
-        }
-        // Its shared operand packed, each tensor once. Batched products re-pack per batch
-        // entry for little reuse, so they do not unless the copy transposes.
-        int64_t bytes = 0, row_bytes = 0;
-        const ast::Expr* shared = operand_without(s, register_rows_index(s));
-        if (shapes && shared) {
-          int t = def.find_tensor(shared->name);
-          int64_t element = scalar_type_bytes(def.tensors[size_t(t)].type);
-          bytes = shapes->tensors[size_t(t)].numel() * element;
-          if (!shapes->tensors[size_t(t)].extent.empty()) row_bytes = shapes->tensors[size_t(t)].extent.back() * element;
-        }
-        // A small operand already in the vector loop's order whose rows do not fall on one
-        // cache set (a pitch not a multiple of 2 KiB) is read in place: a copy of it per
-        // call cost more than it saved and, read by both threads, kept the product on one.
-        // The bundled 64 x 128 x 96 matmul took 0.0143 ms packed on one or two threads,
-        // 0.0135 in place on one and 0.0071 on two.
-        bool in_place = bytes > 0 && bytes <= kInPlaceBytes && row_bytes % 2048 != 0;
-        if (auto p = shared_operand_pack(s, int(c.tile.size()), own_columns ? 0 : bytes);
-            p && !(in_place && p->order.empty()) && std::none_of(c.cpu.pack.begin(), c.cpu.pack.end(), [&](const PackRequest& q) { return q.tensor == p->tensor; })) {
-          c.cpu.pack.push_back(*p);
-          // Read by every thread unless it follows the outermost index, which they split
-          // (an attention's K(b, s, d) over the batch b), or each packs its own columns.
-          if (!operand_uses(s, *shared, 0) && !own_columns) shared_pack_bytes += bytes;
-        }
-      }
-      return c;
-    };
     int64_t shared_pack_bytes = 0;
-    MappingOptions c = contraction_options(false, shared_pack_bytes);
+    MappingOptions c = contraction_kernel_options(def, shapes, *contraction, false, shared_pack_bytes);
     // A small product whose packed copy every thread reads splits its columns between the
     // threads, each packing its own half inside the column loop, or else runs on one
     // thread. With one copy, the copy one core wrote is read by both, and on a shared
@@ -534,7 +538,7 @@ Expected<MappingOptions> mapping_preset(std::string_view name, const SemaDef& de
         if (is_contraction(def.stmts[k])) macs += instances_of(shapes->stmts[k]);
       if (macs <= kOneThreadMacs) {
         int64_t left_shared = 0;
-        MappingOptions split = contraction_options(true, left_shared);
+        MappingOptions split = contraction_kernel_options(def, shapes, *contraction, true, left_shared);
         if (left_shared < kSharedPackBytes) c = split;
         else c.cpu.parallel = false;
       }
