@@ -7,6 +7,7 @@
 // after the other inside each tile when intraTileScheduleFusionStrategy is Min and the
 // dependences allow it; Max and Preserve3Coincident keep them interleaved.
 #include <optional>
+#include <set>
 
 #include "poly/PolyJob.h"
 
@@ -130,6 +131,7 @@ class Tiler {
 
   isl::schedule_node_band reorder(isl::schedule_node_band band, const std::vector<int>& order) {
     unsigned n = band.n_member();
+    point_band_loops_.insert(n);
     if (order.size() != n) {
       // Kernels mix band depths (a 2-d initialisation beside a 3-d reduction): the order
       // applies to the bands it fits.
@@ -163,7 +165,27 @@ class Tiler {
 
  public:
   int reordered_ = 0;
+  std::set<unsigned> point_band_loops_;  // how many loops each point band had
 };
+
+// Why a point order fits no band, for the message: the point bands' loop counts, and the
+// indices that take one value (isl makes no loop of them once sizes are fixed, so options
+// written at other sizes have an entry too many for them).
+std::string why_no_band_fits(const PolyJob& job, const std::set<unsigned>& loops) {
+  std::string r;
+  for (unsigned n : loops) r += (r.empty() ? " (its point bands have " : ", ") + std::to_string(n);
+  if (!r.empty()) r += " loops";
+  std::set<std::string> single;
+  for (const std::vector<IndexRange>& ranges : job.shapes.stmts)
+    for (const IndexRange& i : ranges)
+      if (i.hi == i.lo) single.insert(i.name);
+  std::string names;
+  for (const std::string& i : single) names += (names.empty() ? "" : ", ") + i;
+  if (!names.empty())
+    r += (r.empty() ? " (" : "; ") + names + (single.size() == 1 ? " takes" : " take") +
+         " one value at these sizes and so makes no loop: options written for it have an entry too many";
+  return r.empty() ? r : r + ")";
+}
 
 }  // namespace
 
@@ -181,7 +203,8 @@ void tile_bands(PolyJob& job) {
     job.note("the preset's cpu.pointLoopOrder fits no band of this schedule and was skipped");
   else if (!job.options.cpu.point_loop_order.empty() && tiler.reordered_ == 0)
     throw OptionError{"cpu.pointLoopOrder has " + std::to_string(job.options.cpu.point_loop_order.size()) +
-                      " entries, but no tiled band of '" + job.def.name + "' has that many loops"};
+                      " entries, but no tiled band of '" + job.def.name + "' has that many loops" +
+                      why_no_band_fits(job, tiler.point_band_loops_)};
 }
 
 }  // namespace tcs::poly

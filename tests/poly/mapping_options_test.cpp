@@ -438,6 +438,18 @@ TEST(MappingOptions, KernelDependentProblemsAreErrorsNotCrashes) {
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error_kind(), ErrorKind::Options);
   EXPECT_NE(r.error().find("cpu.pointLoopOrder has 4 entries, but no tiled band of 'mm' has that many loops"), std::string::npos);
+  // Options written for a batch of several, used at a batch of 1: the message names the
+  // index that makes no loop.
+  auto batch1 = kernel_setup(check_source("k.tc", "def bmm(float(B,M,K) A, float(B,K,N) X) -> (C) {\n"
+                                                  "  C(b, m, n) +=! A(b, m, k) * X(b, k, n)\n}\n"),
+                             KernelSpec{"bmm", {{"B", 1}, {"M", 8}, {"K", 8}, {"N", 8}}, {}});
+  ASSERT_TRUE(batch1) << batch1.error();
+  MappingOptions four;
+  four.tile = {1, 4, 4, 4};
+  four.cpu.point_loop_order = {0, 3, 1, 2};
+  auto b1 = compile_kernel(*batch1, four, {});
+  ASSERT_FALSE(b1);
+  EXPECT_NE(b1.error().find("b takes one value at these sizes and so makes no loop"), std::string::npos) << b1.error();
   o.cpu.point_loop_order = {};
   o.cpu.pack = {{"Z", 1}};
   r = compile_kernel(*setup, o, {});
