@@ -145,7 +145,7 @@ def scores(float(N,T,D) Q, float(N,S,D) K) -> (P) {
   MappingOptions small = preset("linear", {{"B", 32}, {"I", 256}, {"O", 128}});  // 2^20 multiply-adds, 128 KiB of W
   EXPECT_TRUE(small.cpu.parallel);
   ASSERT_EQ(small.tile.size(), 3u);
-  EXPECT_EQ(small.tile[0], 32) << "every row in one tile";
+  EXPECT_GE(small.tile[0], 32) << "every row in one tile (36 with AVX2's 6-row register tiles)";
   EXPECT_EQ(small.tile[1], 64) << "two column tiles of whole register tiles";
   ASSERT_EQ(small.cpu.pack.size(), 1u);
   EXPECT_EQ(small.cpu.pack[0].depth, 3) << "packed inside the column loop";
