@@ -2,7 +2,6 @@
 #include "options/MappingOptions.h"
 
 #include <algorithm>
-#include <map>
 #include <optional>
 #include <set>
 
@@ -138,6 +137,11 @@ int register_rows_index(const SemaStmt& s) {
 bool is_contraction(const SemaStmt& s) {
   return s.ast->reduce == ast::ReduceOp::Sum && s.lhs_rank >= 2 && int(s.indices.size()) > s.lhs_rank &&
          product_operands(s).size() == 2 && operand_without(s, register_rows_index(s));
+}
+
+// A reduction over summed indices that is no contraction (a row sum, a column maximum).
+bool is_plain_reduction(const SemaStmt& s) {
+  return s.ast->reduce != ast::ReduceOp::None && int(s.indices.size()) > s.lhs_rank && !is_contraction(s);
 }
 
 const SemaStmt* contraction_stmt(const SemaDef& def) {
@@ -327,11 +331,9 @@ void pack_transposed_read(const SemaDef& def, const DefShapes& shapes, MappingOp
   // Each read: its tensor and its left-hand index per dimension, when every subscript is
   // one of them (a read's subscripts come in order, from dimension 0).
   std::vector<std::pair<int, std::vector<int>>> reads;
-  std::map<int, int> times_read;
   for (const AccessConstraint& c : s.constraints) {
     if (!c.subscript) continue;
     if (c.dim == 0 || reads.empty() || reads.back().first != c.tensor) reads.push_back({c.tensor, {}});
-    if (c.dim == 0) ++times_read[c.tensor];
     std::vector<int>& dims = reads.back().second;
     dims.resize(size_t(std::max<int>(int(dims.size()), c.dim + 1)), -2);
     bool plain = c.affine && !c.guarded && c.coefs.size() == 1 && c.coefs[0].second == 1 && c.rest == SymExpr(0);
@@ -350,7 +352,7 @@ void pack_transposed_read(const SemaDef& def, const DefShapes& shapes, MappingOp
     // copy in both orders: tiles of one cache line each way keep the lines the permuted
     // read gathers from in the first-level cache (1024^2: 3.4 ms so, 1.14 in tiles of 16
     // x 16, 3.2-3.4 in 16 x 64 to 16 x 512).
-    bool read_twice = times_read[t] > 1;
+    bool read_twice = std::count_if(reads.begin(), reads.end(), [&](const auto& r) { return r.first == t; }) > 1;
     std::vector<int64_t> extents;
     o.tile.clear();
     for (int i = 0; i < L; ++i) {
@@ -385,7 +387,7 @@ struct ColumnSum {
 std::optional<ColumnSum> column_sum(const SemaDef& def, const DefShapes& shapes, size_t k, int lanes) {
   const SemaStmt& s = def.stmts[k];
   int L = s.lhs_rank, n = int(s.indices.size()), v = L - 1;
-  if (s.ast->reduce == ast::ReduceOp::None || L < 1 || n <= L || is_contraction(s)) return std::nullopt;
+  if (!is_plain_reduction(s) || L < 1) return std::nullopt;
   // The last dimension of every tensor read along v follows left-hand indices only, and
   // of one of them v itself; tensors read without v (matvect's x(i)) are one value per
   // vector.
@@ -441,7 +443,7 @@ MappingOptions contraction_kernel_options(const SemaDef& def, const DefShapes* s
     // its rows in vectors: the products' register tile would put its rows on the
     // vector lanes, or leave it scalar. One down columns sums along its rows (not
     // fetched ahead, which the products' loops do not want).
-    if (!is_contraction(s) && s.ast->reduce != ast::ReduceOp::None && int(s.indices.size()) > s.lhs_rank) {
+    if (is_plain_reduction(s)) {
       StatementOptions so{"S" + std::to_string(k), {{"registerTile", "[]"}, {"cpu.registerAccumulate", "false"}, {"cpu.pointLoopOrder", "[]"}}};
       if (shapes)
         if (std::optional<ColumnSum> sum = column_sum(def, *shapes, k, c.cpu.vector_width))
