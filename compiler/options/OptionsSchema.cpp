@@ -14,7 +14,8 @@ using options_table::kind_of;
 
 namespace {
 
-constexpr int kMaxTileLevels = 8;
+// One entry per loop of a band: a volumetric convolution has nine, a grouped one ten.
+constexpr int kMaxTileLevels = 16;
 constexpr int64_t kMaxTileSize = int64_t(1) << 30;
 
 const std::vector<std::string> kFusions = {"Max", "Preserve3Coincident", "Min"};
