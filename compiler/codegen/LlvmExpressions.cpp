@@ -8,6 +8,7 @@
 
 #include "codegen/LlvmMath.h"
 #include "lang/Builtins.h"
+#include "lang/SubscriptValues.h"
 
 namespace tcs::llvm_emit {
 namespace {
@@ -205,13 +206,22 @@ llvm::Value* Emitter::read_offset(const Expr& e, Env& env) {
         continue;
       }
     }
-    // Computed at run time and checked (data-dependent or guarded subscripts): out of
-    // range sets the error bit and reads the first element instead.
+    // Computed at run time (data-dependent, guarded or not affine) and checked, unless
+    // its values over the statement's ranges all lie inside the tensor: out of range sets
+    // the error bit and reads the first element instead.
     llvm::Value* v = expr(*s, env);
     ScalarType st = s->type;
     llvm::Value* c;
     if (st == ScalarType::UInt64) c = B.CreateSelect(B.CreateICmpSLT(v, B.getInt64(0)), B.getInt64(INT64_MAX), v);
     else c = convert(v, st, ScalarType::Int64);
+    if (!layout_.symbolic) {
+      const TensorShape& shape = shapes_.tensors[size_t(t)];
+      auto values = subscript_values(*s, shapes_.stmts[size_t(stmt_ - def_.stmts.data())], shapes_.sizes);
+      if (values && values->first >= shape.min[d] && values->second <= shape.min[d] + shape.extent[d] - 1) {
+        coords.push_back(c);
+        continue;
+      }
+    }
     llvm::Value* lo = sym(sh.lo[d], env);
     llvm::Value* hi = sym(sh.lo[d] + sh.extent[d] - SymExpr(1), env);
     llvm::Value* bad = B.CreateOr(B.CreateICmpSLT(c, lo), B.CreateICmpSGT(c, hi));
