@@ -33,6 +33,7 @@
 #include <thread>
 
 #include "codegen/LlvmEmitter.h"
+#include "codegen/LlvmHalfCompares.h"
 #include "codegen/LlvmStreamStores.h"
 #include "codegen/X86Extensions.h"
 #include "runtime/ThreadPool.h"
@@ -141,6 +142,7 @@ void optimise(llvm::Module& m, llvm::TargetMachine& tm) {
       for (llvm::Instruction& i : b)
         if (llvm::isa<llvm::BinaryOperator>(i) && i.getType()->isFPOrFPVectorTy()) i.setHasAllowReassoc(false);
   mark_streaming_stores(m);
+  compare_half_vectors_in_float(m);
 }
 
 // Prints the IR with an origin marker before each instruction; the markers become the
