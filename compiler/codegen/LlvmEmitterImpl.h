@@ -212,6 +212,7 @@ class Emitter {
   llvm::Value* combine(const StmtSemantics& s, llvm::Value* acc, llvm::Value* v);
 
   llvm::Value* convert(llvm::Value* v, ScalarType from, ScalarType to);
+  llvm::Value* float_to_int(llvm::Value* v, ScalarType to);
 
   llvm::Value* expr(const Expr& e, Env& env);
 

@@ -3,6 +3,8 @@
 // out-of-range data-dependent subscripts set an error bit instead of trapping.
 #include "codegen/LlvmEmitterImpl.h"
 
+#include <cmath>
+
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/MDBuilder.h>
 
@@ -117,13 +119,36 @@ llvm::Value* Emitter::convert(llvm::Value* v, ScalarType from, ScalarType to) {
     return ff ? B.CreateFCmpUNE(v, llvm::ConstantFP::get(v->getType(), 0.0))
               : B.CreateICmpNE(v, llvm::ConstantInt::get(v->getType(), 0));
   if (ff && tf) return B.CreateFPCast(v, t);
-  if (ff) {
-    auto id = scalar_type_is_signed(to) ? llvm::Intrinsic::fptosi_sat : llvm::Intrinsic::fptoui_sat;
-    return B.CreateIntrinsic(id, {t, v->getType()}, {v});
-  }
+  if (ff) return float_to_int(from == ScalarType::Float16 ? B.CreateFPExt(v, B.getFloatTy()) : v, to);
   bool from_signed = from != ScalarType::Bool && scalar_type_is_signed(from);
   if (tf) return from_signed ? B.CreateSIToFP(v, t) : B.CreateUIToFP(v, t);
   return B.CreateIntCast(v, t, from_signed);
+}
+
+// Float to integer saturates and takes NaN to 0, as the interpreter does. LLVM's
+// fptosi.sat says the same, but x86 splits its vectors into one scalar conversion per lane
+// (a quantisation to int8 ran 15x slower than the dequantisation), so the clamp is written
+// out in the float type and the conversion only ever sees a value in range.
+llvm::Value* Emitter::float_to_int(llvm::Value* v, ScalarType to) {
+  llvm::Type* f = v->getType();
+  int bits = scalar_type_bits(to);
+  bool sign = scalar_type_is_signed(to);
+  int mantissa = f->isDoubleTy() ? 53 : 24;
+  // The integer range is [lo, hi]; lo is a power of two or 0, exact in any float type.
+  double lo = sign ? -std::ldexp(1.0, bits - 1) : 0.0, top = std::ldexp(1.0, sign ? bits - 1 : bits);
+  auto c = [&](double x) { return llvm::ConstantFP::get(f, x); };
+  llvm::Value* x = B.CreateSelect(B.CreateFCmpOLT(v, c(lo)), c(lo), v);  // NaN stays
+  llvm::Value* nan = B.CreateFCmpUNO(v, v);
+  llvm::Type* t = reg_type(to);
+  auto to_int = [&](llvm::Value* in_range) { return sign ? B.CreateFPToSI(in_range, t) : B.CreateFPToUI(in_range, t); };
+  if (bits < mantissa) {  // hi = top - 1 is exact too: clamp to it
+    x = B.CreateSelect(B.CreateFCmpOGT(x, c(top - 1)), c(top - 1), x);
+    return to_int(B.CreateSelect(nan, c(0), x));
+  }
+  // Below `top` every float converts within the range; `top` and above give hi.
+  llvm::Value* big = B.CreateFCmpOGE(x, c(top));
+  llvm::Value* i = to_int(B.CreateSelect(B.CreateOr(nan, big), c(0), x));
+  return B.CreateSelect(big, llvm::ConstantInt::get(t, sign ? (uint64_t(1) << (bits - 1)) - 1 : ~uint64_t(0) >> (64 - bits)), i);
 }
 
 llvm::Value* Emitter::expr(const Expr& e, Env& env) {
