@@ -116,6 +116,7 @@ class Emitter {
     const LoopNode* vloop = nullptr;  // the register loop along the vector's lanes
     std::vector<std::optional<int64_t>> dv;  // the statement's index values along the lanes
     int lanes = 1;
+    int64_t lhs_stride = 1;  // elements between the accumulators' lanes in the left-hand side
     std::vector<TilePoint> points;
     // The vector loop runs past its edge: its lanes there are masked off, not clamped.
     bool masked() const { return vloop && lanes > 1 && clamped.back(); }

@@ -175,7 +175,10 @@ std::optional<Emitter::RegisterTile> Emitter::plan_register_tile(const LoopNode&
     if (!stride) return std::nullopt;  // accumulators a run-time stride apart: ordinary loops
     lhs_dv += *t.dv[size_t(d)] * *stride;
   }
-  if (t.lanes > 1 && (lhs_dv != 1 || !vectorisable(rhs, t.sem.type, t.dv))) t.lanes = 1;
+  // Lanes a stride apart in the left-hand side (a weight gradient's dW(k, c, r, s) along c)
+  // are gathered once before the reduction loops and scattered once after them.
+  if (t.lanes > 1 && (lhs_dv < 1 || !vectorisable(rhs, t.sem.type, t.dv))) t.lanes = 1;
+  t.lhs_stride = t.lanes > 1 ? lhs_dv : 1;
   if (t.lanes == 1 && !vectorisable(rhs, t.sem.type, std::vector<std::optional<int64_t>>(t.dv.size(), 0))) return std::nullopt;
 
   tile_points(t);
@@ -333,10 +336,21 @@ void Emitter::emit_tile(const RegisterTile& t, const std::vector<llvm::Value*>& 
   }
   for (const LoopNode* r : reds) env.iters[size_t(r->iter)] = nullptr;
   std::vector<llvm::Value*> accs;
+  // A strided left-hand side: each vector accumulator's lanes by address.
+  auto lane_addresses = [&](size_t i) {
+    std::vector<llvm::Constant*> steps;
+    for (int j = 0; j < points[i].lanes; ++j) steps.push_back(B.getInt64(uint64_t(j * t.lhs_stride)));
+    return B.CreateGEP(st, addresses[i], llvm::ConstantVector::get(steps));
+  };
+  auto all_lanes = [&](size_t i) -> llvm::Value* {
+    return masks[i] ? masks[i] : llvm::ConstantInt::getTrue(llvm::FixedVectorType::get(B.getInt1Ty(), unsigned(points[i].lanes)));
+  };
   for (size_t i = 0; i < points.size(); ++i) {
     llvm::Type* type = acc_type(points[i]);
     llvm::Value* acc = nullptr;
-    if (masks[i]) acc = B.CreateMaskedLoad(type, addresses[i], align, masks[i], llvm::Constant::getNullValue(type), "acc");
+    if (points[i].lanes > 1 && t.lhs_stride != 1)
+      acc = B.CreateMaskedGather(type, lane_addresses(i), align, all_lanes(i), llvm::Constant::getNullValue(type), "acc");
+    else if (masks[i]) acc = B.CreateMaskedLoad(type, addresses[i], align, masks[i], llvm::Constant::getNullValue(type), "acc");
     else acc = B.CreateAlignedLoad(type, addresses[i], align, "acc");
     if (begins) acc = B.CreateSelect(begins, llvm::ConstantFP::get(type, sem.identity_f), acc, "acc");
     accs.push_back(acc);
@@ -358,7 +372,8 @@ void Emitter::emit_tile(const RegisterTile& t, const std::vector<llvm::Value*>& 
   });
   locate(call, env);
   for (size_t i = 0; i < points.size(); ++i)
-    if (masks[i]) B.CreateMaskedStore(accs[i], addresses[i], align, masks[i]);
+    if (points[i].lanes > 1 && t.lhs_stride != 1) B.CreateMaskedScatter(accs[i], lane_addresses(i), align, all_lanes(i));
+    else if (masks[i]) B.CreateMaskedStore(accs[i], addresses[i], align, masks[i]);
     else B.CreateAlignedStore(accs[i], addresses[i], align);
   lane_mask_ = nullptr;
   for (const LoopNode* l : chain) env.iters[size_t(l->iter)] = nullptr;
