@@ -112,10 +112,13 @@ const ast::Expr* operand_without(const SemaStmt& s, int idx) {
 // The register tile's rows: a left-hand index (not the vector one) that the operand read
 // along the vector does not use, so one vector load serves every row. For a matrix
 // product that is m; for a convolution O(n, f, h, w) it is f (the input uses h).
-int register_rows_index(const SemaStmt& s) {
-  int L = s.lhs_rank, v = L - 1;
+// `v` is the vector loop's index (vector_index); the last left-hand one when -1.
+int register_rows_index(const SemaStmt& s, int v = -1) {
+  int L = s.lhs_rank;
+  if (v < 0) v = L - 1;
   std::vector<const ast::Expr*> ops = product_operands(s);
-  for (int i = L - 2; i >= 0; --i) {
+  for (int i = L - 2 + (v < L - 1); i >= 0; --i) {
+    if (i == v) continue;
     bool shared = true;
     for (const ast::Expr* op : ops)
       if (operand_uses(s, *op, v) && operand_uses(s, *op, i)) shared = false;
@@ -192,6 +195,31 @@ void leave_out_single_values(MappingOptions& o, const std::vector<int64_t>& exte
   o.cpu.point_loop_order = std::move(order);
 }
 
+// The left-hand index along the vector's lanes: the last one, unless it fills less than
+// half a vector and an earlier one fills whole vectors and is read by one operand only,
+// the other then serving the register tile's rows and not reading the last index (a
+// weight gradient's dW(k, c, r, s): along c, with I(n, c, h + r, w + s) in vectors and
+// dO(n, k, h, w) broadcast per row k; along s, 3 of 16 lanes ran, 28.7 GFLOP/s at
+// 32x64x28² -> 64 on one Zen 4 core, against 101 along c). The latest such index is
+// taken. A batched product of three columns keeps its tile: its other operand reads them,
+// and along its rows it measured no faster (memory-bound either way).
+int vector_index(const SemaStmt& s, const std::vector<IndexRange>* ranges, int lanes) {
+  int L = s.lhs_rank;
+  auto extent = [&](int i) -> int64_t { return ranges && size_t(i) < ranges->size() ? values_of((*ranges)[size_t(i)]) : 0; };
+  if (extent(L - 1) <= 0 || 2 * extent(L - 1) >= lanes) return L - 1;
+  std::vector<const ast::Expr*> ops = product_operands(s);
+  if (ops.size() != 2) return L - 1;
+  for (int i = L - 2; i >= 0; --i) {
+    if (extent(i) < lanes || operand_uses(s, *ops[0], i) == operand_uses(s, *ops[1], i)) continue;
+    const ast::Expr* broadcast = operand_uses(s, *ops[0], i) ? ops[1] : ops[0];
+    int r = register_rows_index(s, i);
+    if (r != i && operand_without(s, r) != broadcast && operand_uses(s, *broadcast, r) &&
+        !operand_uses(s, *broadcast, L - 1))
+      return i;
+  }
+  return L - 1;
+}
+
 // `columns_per_thread`: rows that fit one cache tile leave the columns to the threads,
 // even where they would fit one tile (see mapping_preset).
 MappingOptions contraction_preset(const SemaStmt& s, const std::vector<IndexRange>* ranges, bool columns_per_thread) {
@@ -202,7 +230,7 @@ MappingOptions contraction_preset(const SemaStmt& s, const std::vector<IndexRang
   int lanes = int(host_vector_bytes() / 4);
   int64_t rows = wide ? 8 : 6, cols = wide ? 32 : 16, cache_cols = wide ? 512 : 256, cache_k = wide ? 256 : 128;
   int L = s.lhs_rank, n = int(s.indices.size());
-  int r = register_rows_index(s), v = L - 1;
+  int v = vector_index(s, ranges, lanes), r = register_rows_index(s, v);
   auto extent = [&](int i) -> int64_t {
     if (!ranges || size_t(i) >= ranges->size()) return 0;
     return values_of((*ranges)[size_t(i)]);
@@ -210,7 +238,25 @@ MappingOptions contraction_preset(const SemaStmt& s, const std::vector<IndexRang
   int h = -1;  // a second register-tile row index, in front of the vector one
   MappingOptions o;
   o.outer_fusion = FusionStrategy::Min;  // the initialisation in a nest of its own
-  if (r == L - 2) {
+  if (v != L - 1) {
+    // Vectors along an earlier index: the shared operand, packed with that index last,
+    // is copied inside the outermost summed loop (one value of it a tile where others
+    // follow: a weight gradient's n), for all the rows up to 64 (each copy serves every
+    // row tile), and the other left-hand indices run whole around the register tile, one
+    // value at a time.
+    // With one tile of vectors, the rows split in two tiles for the threads.
+    int64_t er = extent(r);
+    if (er > 0) rows = std::min(rows, er);
+    int64_t row_tile = std::max(rows, std::min<int64_t>(64, er) / rows * rows);
+    if (extent(v) <= cols && er > rows) row_tile = std::min(row_tile, ((er + 1) / 2 + rows - 1) / rows * rows);
+    for (int i = 0; i < n; ++i) {
+      int64_t e = extent(i);
+      int64_t whole = e > 0 && e <= 256 ? e : 64;
+      int64_t point = i == r ? rows : i == v ? cols : 1;
+      o.tile.push_back(i == L && n > L + 1 ? 1 : i == r ? row_tile : i == v ? cols : whole);
+      if (i < L) o.register_tile.push_back(point);
+    }
+  } else if (r == L - 2) {
     // Columns that fit one vector (KRU3's 16 d2): a register tile one vector wide and four
     // rows, which measured faster there than eight (the rows' broadcasts bound it).
     if (int64_t ev = extent(v); ev > 0 && ev <= lanes) cols = lanes, rows = 4;
@@ -282,11 +328,12 @@ MappingOptions contraction_preset(const SemaStmt& s, const std::vector<IndexRang
 // (B(n, k), a linear layer's W(out, in), KRU3's W2(d2, n2)) packs it transposed, so the
 // vector loads along the columns stay contiguous: outside every loop when it is small
 // (`whole_bytes`, known with the sizes), else per cache tile.
-std::optional<PackRequest> shared_operand_pack(const SemaStmt& s, int depth, int64_t whole_bytes) {
-  const ast::Expr* shared = operand_without(s, register_rows_index(s));
+// `v` is the vector loop's index (vector_index).
+std::optional<PackRequest> shared_operand_pack(const SemaStmt& s, int v, int depth, int64_t whole_bytes) {
+  const ast::Expr* shared = operand_without(s, register_rows_index(s, v));
   if (!shared) return std::nullopt;
   PackRequest p{shared->name, depth, {}};
-  int v = s.lhs_rank - 1, rank = int(shared->args.size()), vdim = -1;
+  int rank = int(shared->args.size()), vdim = -1;
   for (int d = 0; d < rank; ++d)
     for (const AccessConstraint& c : s.constraints)
       if (c.subscript == shared->args[size_t(d)].get() && std::find(c.indices.begin(), c.indices.end(), v) != c.indices.end())
@@ -466,7 +513,8 @@ MappingOptions contraction_kernel_options(const SemaDef& def, const DefShapes* s
     // Its shared operand packed, each tensor once. Batched products re-pack per batch
     // entry for little reuse, so they do not unless the copy transposes.
     int64_t bytes = 0, row_bytes = 0;
-    const ast::Expr* shared = operand_without(s, register_rows_index(s));
+    int v = vector_index(s, ranges_of(s), c.cpu.vector_width);
+    const ast::Expr* shared = operand_without(s, register_rows_index(s, v));
     if (shapes && shared) {
       int t = def.find_tensor(shared->name);
       int64_t element = scalar_type_bytes(def.tensors[size_t(t)].type);
@@ -479,7 +527,9 @@ MappingOptions contraction_kernel_options(const SemaDef& def, const DefShapes* s
     // The bundled 64 x 128 x 96 matmul took 0.0143 ms packed on one or two threads,
     // 0.0135 in place on one and 0.0071 on two.
     bool in_place = bytes > 0 && bytes <= kInPlaceBytes && row_bytes % 2048 != 0;
-    if (auto p = shared_operand_pack(s, int(c.tile.size()), own_columns ? 0 : bytes);
+    // Vectors along an earlier index copy the operand inside the outermost summed loop.
+    int depth = v == s.lhs_rank - 1 ? int(c.tile.size()) : s.lhs_rank + 1;
+    if (auto p = shared_operand_pack(s, v, depth, own_columns ? 0 : bytes);
         p && !(in_place && p->order.empty()) && std::none_of(c.cpu.pack.begin(), c.cpu.pack.end(), [&](const PackRequest& q) { return q.tensor == p->tensor; })) {
       c.cpu.pack.push_back(*p);
       // Read by every thread unless it follows the outermost index, which they split
@@ -516,7 +566,7 @@ Expected<MappingOptions> mapping_preset(std::string_view name, const SemaDef& de
     if (!contraction || !shapes) return false;
     const std::vector<IndexRange>& ranges = shapes->stmts[size_t(contraction - def.stmts.data())];
     const IndexRange& rows = ranges[size_t(register_rows_index(*contraction))];
-    auto pack = shared_operand_pack(*contraction, 0, 0);
+    auto pack = shared_operand_pack(*contraction, contraction->lhs_rank - 1, 0, 0);
     return values_of(rows) < 4 && pack && !pack->order.empty();
   };
   if (name == "contraction" ||

@@ -1,8 +1,8 @@
 // The default preset compiles every def that checks, and its kernels compute what the
 // interpreter computes: every example, and the multi-statement contractions, the
-// reductions down columns and the kernels of many loops in tests/data/presets, at the
-// header's sizes and with each size set to 1 in turn (batch 1, 1x1 convolutions), where
-// the scheduler drops loops the preset was chosen for.
+// reductions down columns and the kernels of many loops or of short rows in
+// tests/data/presets, at the header's sizes and with each size set to 1 in turn (batch 1,
+// 1x1 convolutions), where the scheduler drops loops the preset was chosen for.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -18,7 +18,7 @@ namespace {
 
 std::vector<std::filesystem::path> files() {
   std::vector<std::filesystem::path> all = testing_support::example_files();
-  for (const char* name : {"multi_statement.tc", "reductions.tc", "many_loops.tc"})
+  for (const char* name : {"multi_statement.tc", "reductions.tc", "many_loops.tc", "short_rows.tc"})
     all.push_back(std::filesystem::path(TCS_TEST_DATA_DIR) / "presets" / name);
   return all;
 }
