@@ -129,9 +129,9 @@ int register_rows_index(const SemaStmt& s, int v = -1) {
 
 // The statement a contraction preset shapes the schedule around: a sum of products whose
 // left-hand side has at least two indices (matmul and its transposed and batched forms,
-// convolutions). Its last two left-hand indices become the register tile's rows and
-// vector columns; indices before them are batch loops; the summed ones run around the
-// register tile. A plain sum (an attention's row sums of P) is none: tiled as one, its
+// convolutions). Its last left-hand index (or an earlier one, vector_index) becomes the
+// register tile's vector columns and another its rows (register_rows_index); other
+// left-hand indices are batch loops; the summed ones run around the register tile. A plain sum (an attention's row sums of P) is none: tiled as one, its
 // summed loop ran outside the threads' loop, one parallel region per summed value. Nor is
 // a product whose operands both move with the register tile's rows (a batched
 // matrix-vector product, y(b, i) +=! A(b, i, j) * x(b, j)): no vector load would serve
@@ -203,15 +203,20 @@ void leave_out_single_values(MappingOptions& o, const std::vector<int64_t>& exte
 // 32x64x28² -> 64 on one Zen 4 core, against 101 along c). The latest such index is
 // taken. A batched product of three columns keeps its tile: its other operand reads them,
 // and along its rows it measured no faster (memory-bound either way).
-int vector_index(const SemaStmt& s, const std::vector<IndexRange>* ranges, int lanes) {
+int vector_index(const SemaDef& def, const SemaStmt& s, const std::vector<IndexRange>* ranges, int lanes) {
   int L = s.lhs_rank;
   auto extent = [&](int i) -> int64_t { return ranges && size_t(i) < ranges->size() ? values_of((*ranges)[size_t(i)]) : 0; };
-  if (extent(L - 1) <= 0 || 2 * extent(L - 1) >= lanes) return L - 1;
+  if (extent(L - 1) <= 1 || 2 * extent(L - 1) >= lanes) return L - 1;  // one value: no loop
   std::vector<const ast::Expr*> ops = product_operands(s);
   if (ops.size() != 2) return L - 1;
   for (int i = L - 2; i >= 0; --i) {
     if (extent(i) < lanes || operand_uses(s, *ops[0], i) == operand_uses(s, *ops[1], i)) continue;
     const ast::Expr* broadcast = operand_uses(s, *ops[0], i) ? ops[1] : ops[0];
+    const ast::Expr* vectors = broadcast == ops[0] ? ops[1] : ops[0];
+    // The vector operand is packed: not a tensor the kernel writes (KRU3's XW2, which
+    // the loops around the copy would still be writing).
+    if (std::any_of(def.stmts.begin(), def.stmts.end(), [&](const SemaStmt& w) { return w.lhs_tensor == vectors->ref_id; }))
+      continue;
     int r = register_rows_index(s, i);
     if (r != i && operand_without(s, r) != broadcast && operand_uses(s, *broadcast, r) &&
         !operand_uses(s, *broadcast, L - 1))
@@ -222,7 +227,8 @@ int vector_index(const SemaStmt& s, const std::vector<IndexRange>* ranges, int l
 
 // `columns_per_thread`: rows that fit one cache tile leave the columns to the threads,
 // even where they would fit one tile (see mapping_preset).
-MappingOptions contraction_preset(const SemaStmt& s, const std::vector<IndexRange>* ranges, bool columns_per_thread) {
+MappingOptions contraction_preset(const SemaDef& def, const SemaStmt& s, const std::vector<IndexRange>* ranges,
+                                  bool columns_per_thread) {
   // Register tiles sized for the host's vector registers: 8 rows of two 16-wide vectors
   // with AVX-512 (16 of its 32 registers), 6 rows of two 8-wide vectors with AVX2 (12 of
   // 16). Cache tiles are multiples of them, so no register tile straddles two.
@@ -230,7 +236,7 @@ MappingOptions contraction_preset(const SemaStmt& s, const std::vector<IndexRang
   int lanes = int(host_vector_bytes() / 4);
   int64_t rows = wide ? 8 : 6, cols = wide ? 32 : 16, cache_cols = wide ? 512 : 256, cache_k = wide ? 256 : 128;
   int L = s.lhs_rank, n = int(s.indices.size());
-  int v = vector_index(s, ranges, lanes), r = register_rows_index(s, v);
+  int v = vector_index(def, s, ranges, lanes), r = register_rows_index(s, v);
   auto extent = [&](int i) -> int64_t {
     if (!ranges || size_t(i) >= ranges->size()) return 0;
     return values_of((*ranges)[size_t(i)]);
@@ -241,8 +247,9 @@ MappingOptions contraction_preset(const SemaStmt& s, const std::vector<IndexRang
   if (v != L - 1) {
     // Vectors along an earlier index: the shared operand, packed with that index last,
     // is copied inside the outermost summed loop (one value of it a tile where others
-    // follow: a weight gradient's n), for all the rows up to 64 (each copy serves every
-    // row tile), and the other left-hand indices run whole around the register tile, one
+    // follow: a weight gradient's n), or once outside every loop when it is small
+    // (shared_operand_pack); the rows run in one tile up to 64 (each copy serves every
+    // row tile), and the other left-hand indices whole around the register tile, one
     // value at a time.
     // With one tile of vectors, the rows split in two tiles for the threads.
     int64_t er = extent(r);
@@ -483,7 +490,7 @@ void sum_columns_along_rows(const SemaDef& def, const DefShapes& shapes, Mapping
 MappingOptions contraction_kernel_options(const SemaDef& def, const DefShapes* shapes, const SemaStmt& contraction,
                                           bool columns_per_thread, int64_t& shared_pack_bytes) {
   auto ranges_of = [&](const SemaStmt& s) { return shapes ? &shapes->stmts[size_t(&s - def.stmts.data())] : nullptr; };
-  MappingOptions c = contraction_preset(contraction, ranges_of(contraction), columns_per_thread);
+  MappingOptions c = contraction_preset(def, contraction, ranges_of(contraction), columns_per_thread);
   for (size_t k = 0; k < def.stmts.size(); ++k) {
     const SemaStmt& s = def.stmts[k];
     // A reduction that is no product (an attention's row maximum and row sum) sums
@@ -499,9 +506,9 @@ MappingOptions contraction_kernel_options(const SemaDef& def, const DefShapes* s
       continue;
     }
     if (!is_contraction(s)) continue;
-    MappingOptions own = contraction_preset(s, ranges_of(s), columns_per_thread);
+    MappingOptions own = contraction_preset(def, s, ranges_of(s), columns_per_thread);
     // Its columns split, each thread packs the half it reads.
-    bool own_columns = columns_per_thread && own != contraction_preset(s, ranges_of(s), false);
+    bool own_columns = columns_per_thread && own != contraction_preset(def, s, ranges_of(s), false);
     // Every other contraction (KRU3's chain, an attention's two products) is tiled for
     // its own shape where that differs from the first's: per-statement options.
     if (&s != &contraction) {
@@ -513,7 +520,7 @@ MappingOptions contraction_kernel_options(const SemaDef& def, const DefShapes* s
     // Its shared operand packed, each tensor once. Batched products re-pack per batch
     // entry for little reuse, so they do not unless the copy transposes.
     int64_t bytes = 0, row_bytes = 0;
-    int v = vector_index(s, ranges_of(s), c.cpu.vector_width);
+    int v = vector_index(def, s, ranges_of(s), c.cpu.vector_width);
     const ast::Expr* shared = operand_without(s, register_rows_index(s, v));
     if (shapes && shared) {
       int t = def.find_tensor(shared->name);

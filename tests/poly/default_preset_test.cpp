@@ -41,7 +41,7 @@ TEST_P(DefaultPreset, CompilesAndMatchesTheInterpreterAtEverySizeOne) {
         continue;
       }
       std::string where = def.name + " at " + sizes_describe(def, setup->shapes.sizes);
-      auto options = kernel_options(def, {});
+      auto options = kernel_options(def, {}, &setup->shapes);
       ASSERT_TRUE(options) << where << ": " << options.error();
       auto compiled = compile_kernel(*setup, *options, CodegenChoice("cpu", {"c"}, true));
       ASSERT_TRUE(compiled) << where << ": " << compiled.error();
