@@ -133,7 +133,7 @@ llvm::Value* Emitter::float_to_int(llvm::Value* v, ScalarType to) {
   llvm::Type* f = v->getType();
   int bits = scalar_type_bits(to);
   bool sign = scalar_type_is_signed(to);
-  int mantissa = f->isDoubleTy() ? 53 : 24;
+  int mantissa = f->getScalarType()->isDoubleTy() ? 53 : 24;
   // The integer range is [lo, hi]; lo is a power of two or 0, exact in any float type.
   double lo = sign ? -std::ldexp(1.0, bits - 1) : 0.0, top = std::ldexp(1.0, sign ? bits - 1 : bits);
   auto c = [&](double x) { return llvm::ConstantFP::get(f, x); };

@@ -71,6 +71,11 @@ int compare_half_vectors_in_float(llvm::Module& m) {
       ++rewritten;
     }
   }
+  // The half intrinsics replaced leave declarations nothing calls.
+  std::vector<llvm::Function*> unused;
+  for (llvm::Function& f : m)
+    if (f.isDeclaration() && f.isIntrinsic() && f.use_empty() && picks_an_operand(f.getIntrinsicID())) unused.push_back(&f);
+  for (llvm::Function* f : unused) f->eraseFromParent();
   return rewritten;
 }
 

@@ -1,6 +1,7 @@
 #include "lang/SubscriptValues.h"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace tcs {
 
@@ -26,7 +27,7 @@ class Values {
         break;
       case ExprKind::Unary:
         if (e.op == TokenKind::Minus)
-          if (auto a = of(*e.args[0])) r = Range{-a->second, -a->first};
+          if (auto a = of(*e.args[0]); a && a->first != INT64_MIN) r = Range{-a->second, -a->first};
         break;
       case ExprKind::Binary: r = binary(e); break;
       case ExprKind::Ternary: {

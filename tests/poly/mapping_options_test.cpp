@@ -293,6 +293,7 @@ def bmm3(float(B,M,K) X, float(B,K,N) Y) -> (Z) {
 })");
   ASSERT_FALSE(checked->has_errors());
   int64_t lanes = host_vector_bytes() / 4;
+  if (lanes < 8) GTEST_SKIP() << "three taps fill half a vector of " << lanes << " lanes";
   auto setup = kernel_setup(checked, KernelSpec{"conv_wgrad", {{"N", 2}, {"K", 16}, {"H", 6}, {"W", 6}, {"C", 32}, {"H2", 8}, {"W2", 8}}, {}});
   ASSERT_TRUE(setup) << setup.error();
   auto o = mapping_preset("default", *setup->def, &setup->shapes);

@@ -249,6 +249,8 @@ def conv_wgrad(float(N,K,H,W) dO, float(N,C,H2,W2) I) -> (dW) {
   SizeMap sizes = {{"N", 2}, {"K", 16}, {"H", 6}, {"W", 6}, {"C", 32}, {"H2", 8}, {"W2", 8}};
   Texts t = check(wgrad, {"wgrad", sizes, options});
   EXPECT_EQ(count(t.llvm, "call void @llvm.masked.scatter"), 16) << "one store per accumulator";
+  // Partial tiles: 13 rows (clamped) and 20 channels (a masked vector).
+  check(wgrad, {"wgrad partial tiles", {{"N", 2}, {"K", 13}, {"H", 6}, {"W", 6}, {"C", 20}, {"H2", 8}, {"W2", 8}}, options});
 }
 
 }  // namespace
