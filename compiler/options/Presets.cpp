@@ -534,8 +534,14 @@ MappingOptions contraction_kernel_options(const SemaDef& def, const DefShapes* s
     // The bundled 64 x 128 x 96 matmul took 0.0143 ms packed on one or two threads,
     // 0.0135 in place on one and 0.0071 on two.
     bool in_place = bytes > 0 && bytes <= kInPlaceBytes && row_bytes % 2048 != 0;
-    // Vectors along an earlier index copy the operand inside the outermost summed loop.
-    int depth = v == s.lhs_rank - 1 ? int(c.tile.size()) : s.lhs_rank + 1;
+    // Vectors along an earlier index copy the operand inside the outermost summed loop:
+    // the band's loops up to it, less those of indices of one value (no loop is made).
+    int depth = int(c.tile.size());
+    if (v != s.lhs_rank - 1) {
+      depth = 0;
+      for (int i = 0; i <= s.lhs_rank; ++i)
+        depth += !ranges_of(s) || values_of((*ranges_of(s))[size_t(i)]) != 1;
+    }
     if (auto p = shared_operand_pack(s, v, depth, own_columns ? 0 : bytes);
         p && !(in_place && p->order.empty()) && std::none_of(c.cpu.pack.begin(), c.cpu.pack.end(), [&](const PackRequest& q) { return q.tensor == p->tensor; })) {
       c.cpu.pack.push_back(*p);

@@ -305,6 +305,19 @@ def bmm3(float(B,M,K) X, float(B,K,N) Y) -> (Z) {
   EXPECT_EQ(o->cpu.pack[0].tensor, "I");
   EXPECT_EQ(o->cpu.pack[0].order, (std::vector<int>{0, 2, 3, 1})) << "channels last";
   EXPECT_LT(o->tile[0] * o->tile[1], 16 * 32) << "one tile of 16 k by 32 c: nothing for a second thread";
+  // A 1x3 gradient at batch 1: r and n take one value and make no loops; the copy goes
+  // inside the band's loops over k, c and s, where the summed ones begin.
+  std::shared_ptr<const CheckedFile> one = check_source("k.tc", R"(
+def wgrad13(float(N,K,H,W) dO, float(N,C,H,W2) I) -> (dW) {
+    dW(k, c, r, s) +=! dO(n, k, h, w) * I(n, c, h + r, w + s) where r in 0:1, s in 0:3
+})");
+  ASSERT_FALSE(one->has_errors());
+  auto at_one = kernel_setup(one, KernelSpec{"wgrad13", {{"N", 1}, {"K", 16}, {"H", 24}, {"W", 24}, {"C", 32}, {"W2", 26}}, {}});
+  ASSERT_TRUE(at_one) << at_one.error();
+  auto o1 = mapping_preset("default", *at_one->def, &at_one->shapes);
+  ASSERT_TRUE(o1) << o1.error();
+  ASSERT_EQ(o1->cpu.pack.size(), 1u);
+  EXPECT_EQ(o1->cpu.pack[0].depth, 3) << "inside the loops over k, c and s";
 
   auto bmm = kernel_setup(checked, KernelSpec{"bmm3", {{"B", 4}, {"M", 64}, {"K", 32}, {"N", 3}}, {}});
   ASSERT_TRUE(bmm) << bmm.error();
