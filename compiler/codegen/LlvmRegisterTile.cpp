@@ -336,20 +336,18 @@ void Emitter::emit_tile(const RegisterTile& t, const std::vector<llvm::Value*>& 
   }
   for (const LoopNode* r : reds) env.iters[size_t(r->iter)] = nullptr;
   std::vector<llvm::Value*> accs;
-  // A strided left-hand side: each vector accumulator's lanes by address.
+  // A strided left-hand side: each vector accumulator's lanes by address (a null mask
+  // takes every lane).
   auto lane_addresses = [&](size_t i) {
     std::vector<llvm::Constant*> steps;
     for (int j = 0; j < points[i].lanes; ++j) steps.push_back(B.getInt64(uint64_t(j * t.lhs_stride)));
     return B.CreateGEP(st, addresses[i], llvm::ConstantVector::get(steps));
   };
-  auto all_lanes = [&](size_t i) -> llvm::Value* {
-    return masks[i] ? masks[i] : llvm::ConstantInt::getTrue(llvm::FixedVectorType::get(B.getInt1Ty(), unsigned(points[i].lanes)));
-  };
   for (size_t i = 0; i < points.size(); ++i) {
     llvm::Type* type = acc_type(points[i]);
     llvm::Value* acc = nullptr;
     if (points[i].lanes > 1 && t.lhs_stride != 1)
-      acc = B.CreateMaskedGather(type, lane_addresses(i), align, all_lanes(i), llvm::Constant::getNullValue(type), "acc");
+      acc = B.CreateMaskedGather(type, lane_addresses(i), align, masks[i], llvm::Constant::getNullValue(type), "acc");
     else if (masks[i]) acc = B.CreateMaskedLoad(type, addresses[i], align, masks[i], llvm::Constant::getNullValue(type), "acc");
     else acc = B.CreateAlignedLoad(type, addresses[i], align, "acc");
     if (begins) acc = B.CreateSelect(begins, llvm::ConstantFP::get(type, sem.identity_f), acc, "acc");
@@ -372,7 +370,7 @@ void Emitter::emit_tile(const RegisterTile& t, const std::vector<llvm::Value*>& 
   });
   locate(call, env);
   for (size_t i = 0; i < points.size(); ++i)
-    if (points[i].lanes > 1 && t.lhs_stride != 1) B.CreateMaskedScatter(accs[i], lane_addresses(i), align, all_lanes(i));
+    if (points[i].lanes > 1 && t.lhs_stride != 1) B.CreateMaskedScatter(accs[i], lane_addresses(i), align, masks[i]);
     else if (masks[i]) B.CreateMaskedStore(accs[i], addresses[i], align, masks[i]);
     else B.CreateAlignedStore(accs[i], addresses[i], align);
   lane_mask_ = nullptr;

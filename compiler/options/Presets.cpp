@@ -131,12 +131,13 @@ int register_rows_index(const SemaStmt& s, int v = -1) {
 // left-hand side has at least two indices (matmul and its transposed and batched forms,
 // convolutions). Its last left-hand index (or an earlier one, vector_index) becomes the
 // register tile's vector columns and another its rows (register_rows_index); other
-// left-hand indices are batch loops; the summed ones run around the register tile. A plain sum (an attention's row sums of P) is none: tiled as one, its
-// summed loop ran outside the threads' loop, one parallel region per summed value. Nor is
-// a product whose operands both move with the register tile's rows (a batched
-// matrix-vector product, y(b, i) +=! A(b, i, j) * x(b, j)): no vector load would serve
-// several rows, and its vectors ran down A's columns, one row apart per lane (64 x 256 x
-// 256: 4.85 ms against 0.3 summing A's rows in vectors).
+// left-hand indices are batch loops; the summed ones run around the register tile. A
+// plain sum (an attention's row sums of P) is none: tiled as one, its summed loop ran
+// outside the threads' loop, one parallel region per summed value. Nor is a product whose
+// operands both move with the register tile's rows (a batched matrix-vector product,
+// y(b, i) +=! A(b, i, j) * x(b, j)): no vector load would serve several rows, and its
+// vectors ran down A's columns, one row apart per lane (64 x 256 x 256: 4.85 ms against
+// 0.3 summing A's rows in vectors).
 bool is_contraction(const SemaStmt& s) {
   return s.ast->reduce == ast::ReduceOp::Sum && s.lhs_rank >= 2 && int(s.indices.size()) > s.lhs_rank &&
          product_operands(s).size() == 2 && operand_without(s, register_rows_index(s));
@@ -211,8 +212,8 @@ int vector_index(const SemaDef& def, const SemaStmt& s, const std::vector<IndexR
   if (ops.size() != 2) return L - 1;
   for (int i = L - 2; i >= 0; --i) {
     if (extent(i) < lanes || operand_uses(s, *ops[0], i) == operand_uses(s, *ops[1], i)) continue;
-    const ast::Expr* broadcast = operand_uses(s, *ops[0], i) ? ops[1] : ops[0];
-    const ast::Expr* vectors = broadcast == ops[0] ? ops[1] : ops[0];
+    bool first = operand_uses(s, *ops[0], i);
+    const ast::Expr *vectors = first ? ops[0] : ops[1], *broadcast = first ? ops[1] : ops[0];
     // The vector operand is packed: not a tensor the kernel writes (KRU3's XW2, which
     // the loops around the copy would still be writing).
     if (std::any_of(def.stmts.begin(), def.stmts.end(), [&](const SemaStmt& w) { return w.lhs_tensor == vectors->ref_id; }))
@@ -534,14 +535,13 @@ MappingOptions contraction_kernel_options(const SemaDef& def, const DefShapes* s
     // The bundled 64 x 128 x 96 matmul took 0.0143 ms packed on one or two threads,
     // 0.0135 in place on one and 0.0071 on two.
     bool in_place = bytes > 0 && bytes <= kInPlaceBytes && row_bytes % 2048 != 0;
-    // Vectors along an earlier index copy the operand inside the outermost summed loop:
-    // the band's loops up to it, less those of indices of one value (no loop is made).
+    // Vectors along an earlier index (known only with the sizes) copy the operand inside
+    // the outermost summed loop: the band's loops up to it, less those of indices of one
+    // value (no loop is made).
     int depth = int(c.tile.size());
-    if (v != s.lhs_rank - 1) {
-      depth = 0;
-      for (int i = 0; i <= s.lhs_rank; ++i)
-        depth += !ranges_of(s) || values_of((*ranges_of(s))[size_t(i)]) != 1;
-    }
+    if (v != s.lhs_rank - 1)
+      depth = int(std::count_if(ranges_of(s)->begin(), ranges_of(s)->begin() + s.lhs_rank + 1,
+                                [](const IndexRange& r) { return values_of(r) != 1; }));
     if (auto p = shared_operand_pack(s, v, depth, own_columns ? 0 : bytes);
         p && !(in_place && p->order.empty()) && std::none_of(c.cpu.pack.begin(), c.cpu.pack.end(), [&](const PackRequest& q) { return q.tensor == p->tensor; })) {
       c.cpu.pack.push_back(*p);

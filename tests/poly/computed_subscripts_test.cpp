@@ -6,10 +6,9 @@
 #include <gtest/gtest.h>
 
 #include "Compiler.h"
+#include "common/AsInterpreted.h"
 #include "lang/Frontend.h"
 #include "lang/SubscriptValues.h"
-#include "runtime/Compare.h"
-#include "runtime/Interpreter.h"
 #include "runtime/RandomInputs.h"
 
 namespace tcs {
@@ -98,11 +97,7 @@ TEST(ComputedSubscripts, ReadsInsideTheTensorAreUncheckedVectorsAndMatchTheInter
     const SemaDef& def = def_named(name);
     auto inputs = random_inputs(def, k.shapes, 5);
     ASSERT_TRUE(inputs) << inputs.error();
-    auto want = interpret(def, k.shapes, *inputs);
-    auto got = k.kernel->run(*inputs);
-    ASSERT_TRUE(want && got) << name;
-    TensorComparison cmp = compare_tensors("O", got->at("O"), want->at("O"));
-    EXPECT_TRUE(cmp.ok) << name << ": " << cmp.problem;
+    testing_support::expect_as_interpreted(def, k.shapes, *k.kernel, *inputs, std::string(name) + ": ");
   }
 }
 

@@ -9,10 +9,9 @@
 #include <limits>
 
 #include "Compiler.h"
+#include "common/AsInterpreted.h"
 #include "lang/Frontend.h"
-#include "runtime/Compare.h"
 #include "runtime/Half.h"
-#include "runtime/Interpreter.h"
 
 namespace tcs {
 namespace {
@@ -76,15 +75,7 @@ TEST(Conversions, FloatToIntegerSaturatesInVectorsAsTheInterpreterDoes) {
     d.as<double>()[i] = v[size_t(i)];
     h.as<uint16_t>()[i] = double_to_half(v[size_t(i)]);
   }
-  TensorMap inputs = {{"X", x}, {"D", d}, {"H", h}};
-  auto want = interpret(def, *shapes, inputs);
-  ASSERT_TRUE(want) << want.error();
-  auto got = compiled->kernel->run(inputs);
-  ASSERT_TRUE(got) << got.error();
-  for (const auto& [name, t] : *want) {
-    TensorComparison cmp = compare_tensors(name, got->at(name), t);
-    EXPECT_TRUE(cmp.ok) << cmp.problem;
-  }
+  testing_support::expect_as_interpreted(def, *shapes, *compiled->kernel, {{"X", x}, {"D", d}, {"H", h}}, "");
 }
 
 }  // namespace

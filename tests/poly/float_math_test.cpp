@@ -9,6 +9,7 @@
 
 #include "Compiler.h"
 #include "codegen/CpuKernel.h"
+#include "common/AsInterpreted.h"
 #include "lang/Frontend.h"
 #include "runtime/Compare.h"
 #include "runtime/Interpreter.h"
@@ -54,18 +55,7 @@ std::vector<float> arguments() {
   return ::testing::AssertionFailure() << what << "(" << x << ") = " << got << ", want " << w;
 }
 
-// The kernel's outputs on `inputs` as the interpreter computes them; `where` prefixes a
-// difference.
-void expect_as_interpreted(const SemaDef& def, const DefShapes& shapes, const Kernel& kernel, const TensorMap& inputs,
-                           const std::string& where) {
-  auto want = interpret(def, shapes, inputs);
-  auto got = kernel.run(inputs);
-  ASSERT_TRUE(want && got);
-  for (const auto& [name, t] : *want) {
-    TensorComparison cmp = compare_tensors(name, got->at(name), t);
-    EXPECT_TRUE(cmp.ok) << where << cmp.problem;
-  }
-}
+using testing_support::expect_as_interpreted;
 
 TEST(FloatMath, BuiltinsMatchTheCLibraryOverTheFloatRange) {
   std::vector<float> x = arguments();

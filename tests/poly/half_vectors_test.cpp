@@ -9,10 +9,9 @@
 #include <fstream>
 
 #include "Compiler.h"
+#include "common/AsInterpreted.h"
 #include "lang/Frontend.h"
-#include "runtime/Compare.h"
 #include "runtime/Half.h"
-#include "runtime/Interpreter.h"
 #include "runtime/RandomInputs.h"
 
 namespace tcs {
@@ -57,13 +56,7 @@ def half_ops(float16(N,D) X, float16(D) b) -> (Y, M, Z) {
   uint16_t* x = inputs->at("X").as<uint16_t>();
   const float specials[] = {NAN, INFINITY, -INFINITY, -0.0f, 0.0f, 65504.0f, -65504.0f, 6e-8f};
   for (size_t i = 0; i < std::size(specials); ++i) x[i * 97 % 800] = float_to_half(specials[i]);
-  auto want = interpret(def, *shapes, *inputs);
-  auto got = compiled->kernel->run(*inputs);
-  ASSERT_TRUE(want && got);
-  for (const auto& [name, t] : *want) {
-    TensorComparison cmp = compare_tensors(name, got->at(name), t);
-    EXPECT_TRUE(cmp.ok) << cmp.problem;
-  }
+  testing_support::expect_as_interpreted(def, *shapes, *compiled->kernel, *inputs, "");
 }
 
 }  // namespace
