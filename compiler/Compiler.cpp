@@ -49,7 +49,9 @@ double kernel_flops(const SemaDef& def, const DefShapes& shapes) {
     const SemaStmt& st = def.stmts[s];
     double instances = 1;
     for (const IndexRange& r : shapes.stmts[s]) instances *= double(r.hi - r.lo + 1);
-    total += instances * double(arithmetic_ops(*st.ast->rhs) + (st.reduces() ? 1 : 0));
+    // A guarded statement counts its value over the whole box, as a padded convolution's
+    // flops are counted by convention.
+    total += instances * double(arithmetic_ops(st.value()) + (st.reduces() ? 1 : 0));
   }
   return total;
 }

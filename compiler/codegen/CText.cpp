@@ -342,7 +342,7 @@ class CWriter {
       line(pad + lhs + " = " + identity(sem) + ";" + tag, o);
       return;
     }
-    std::string rhs = expr(*st.ast->rhs, sem.type);
+    std::string rhs = expr(st.value(), sem.type);
     if (!sem.combines) {
       line(pad + lhs + " = " + rhs + ";" + tag, o);
       return;

@@ -118,6 +118,18 @@ class Emitter {
     int lanes = 1;
     int64_t lhs_stride = 1;  // elements between the accumulators' lanes in the left-hand side
     std::vector<TilePoint> points;
+    // Each register loop's bounds, as the tile sees them: the loop's own, or, where they
+    // move with a reduction loop or start inside the tile (a padded convolution's x from
+    // max(32 c, 1 - s) to min(32 c + 31, W - s), from its domain guard), the tile it runs
+    // within (tile_within); the rest of its bounds are tested in every reduction step,
+    // per lane: `from` and `to` (LLVM hoists the tests that do not move).
+    std::vector<LExpr> init, upper;
+    std::vector<std::vector<LExpr>> from, to;  // per register loop
+    bool moving() const {
+      for (size_t i = 0; i < from.size(); ++i)
+        if (!from[i].empty() || !to[i].empty()) return true;
+      return false;
+    }
     // The vector loop runs past its edge: its lanes there are masked off, not clamped.
     bool masked() const { return vloop && lanes > 1 && clamped.back(); }
   };
@@ -133,6 +145,10 @@ class Emitter {
   // loops, stored.
   void emit_tile(const RegisterTile& t, const std::vector<llvm::Value*>& first, const std::vector<llvm::Value*>& last,
                  Env& env);
+
+  // Which of the `lanes` lanes of the tile's current vector lie inside its moving bounds
+  // (bools), or null when its bounds do not move.
+  llvm::Value* lanes_inside(const RegisterTile& t, int lanes, Env& env);
 
   // Reductions whose register tiles start their accumulators from the identity where the
   // reduction begins (PolyStmt::reduction_first), so their initialisation's own nest is

@@ -63,7 +63,7 @@ void Emitter::emit_call(const LoopNode& n, Env& env) {
     store(slot, off, id, env);
     return;
   }
-  const Expr& rhs = *stmt_->ast->rhs;
+  const Expr& rhs = stmt_->value();
   llvm::Value* v = convert(expr(rhs, env), rhs.type, sem.type);
   if (sem.combines) {
     llvm::Value* acc = load(slot, off, env);
@@ -219,7 +219,7 @@ llvm::Value* Emitter::read_offset(const Expr& e, Env& env) {
     const AccessConstraint* ac = nullptr;
     for (const AccessConstraint& c : stmt_->constraints)
       if (c.subscript == s) ac = &c;
-    if (ac && ac->affine && !ac->data_dependent && !ac->guarded) {
+    if (ac && ac->affine && !ac->data_dependent && !ac->checked_when_run()) {
       std::optional<SymExpr> rest;
       if (layout_.symbolic) rest = ac->rest;
       else if (auto v = ac->rest.eval(shapes_.sizes)) rest = SymExpr(*v);

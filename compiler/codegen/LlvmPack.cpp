@@ -151,7 +151,7 @@ void Emitter::stream_ahead(const LoopNode& n, Env& env) {
       const AccessConstraint* ac = nullptr;
       for (const AccessConstraint& c : stmt_->constraints)
         if (c.subscript == s.get()) ac = &c;
-      if (!ac || !ac->affine || ac->data_dependent || ac->guarded || !ac->rest.eval(shapes_.sizes)) return false;
+      if (!ac || !ac->affine || ac->data_dependent || ac->checked_when_run() || !ac->rest.eval(shapes_.sizes)) return false;
     }
     return true;
   };
@@ -227,7 +227,7 @@ void Emitter::stream_ahead(const LoopNode& n, Env& env) {
         stmt_ = &def_.stmts[size_t(ps.source_stmt)];
         env.stmt_args.clear();
         for (const LExpr& a : c.args) env.stmt_args.push_back(as_int(lx(a, env)));
-        reads(*stmt_->ast->rhs, c);
+        reads(stmt_->value(), c);
         return;
       }
     }

@@ -33,7 +33,7 @@ bool Emitter::emit_vector_reduction(const LoopNode& f, Env& env) {
   for (const LExpr& a : call.args) dv.push_back(iter_coefficient(a, f.iter));
   for (int d = 0; d < stmt_->lhs_rank; ++d)
     if (dv[size_t(d)] != std::optional<int64_t>(0)) return false;  // the result must stay put
-  const Expr& rhs = *stmt_->ast->rhs;
+  const Expr& rhs = stmt_->value();
   if (!vectorisable(rhs, sem.type, dv)) return false;
 
   locate(call, env);

@@ -8,6 +8,7 @@
 #include "codegen/LlvmEmitterImpl.h"
 
 #include <algorithm>
+#include <map>
 
 #include "loopnest/Affine.h"
 #include "loopnest/FullTiles.h"
@@ -111,6 +112,90 @@ llvm::Value* Emitter::vexpr(const Expr& e, Env& env, int lanes, const std::vecto
   }
 }
 
+namespace {
+
+// Whether `e` moves with one of the loops `reds`.
+bool moves_with(const LExpr& e, const std::vector<const LoopNode*>& reds) {
+  for (const LoopNode* r : reds)
+    if (iter_coefficient(e, r->iter) != std::optional<int64_t>(0)) return true;
+  return false;
+}
+
+// `e` as the `op` (min or max) of its terms, nested ones flattened.
+void terms_of(const LExpr& e, LExpr::Op op, std::vector<LExpr>& out) {
+  if (e.op != op) {
+    out.push_back(e);
+    return;
+  }
+  for (const LExpr& a : e.args) terms_of(a, op, out);
+}
+
+// `e` without the terms of its `op` that move with `reds`, which go to `moving`; nullopt
+// when every term moves.
+std::optional<LExpr> fixed_part(const LExpr& e, LExpr::Op op, const std::vector<const LoopNode*>& reds,
+                                std::vector<LExpr>& moving) {
+  std::vector<LExpr> terms;
+  terms_of(e, op, terms);
+  std::optional<LExpr> fixed;
+  for (const LExpr& x : terms)
+    if (moves_with(x, reds)) moving.push_back(x);
+    else fixed = fixed ? LExpr::make(op, {*fixed, x}) : x;
+  return fixed;
+}
+
+// Whether a register loop from `init` to `upper` runs a constant span, or a partial tile's
+// (clamped at an edge), with bounds that do not move with `reds`.
+bool tile_bounds(const LExpr& init, const LExpr& upper, const std::vector<const LoopNode*>& reds) {
+  if (moves_with(init, reds) || moves_with(upper, reds)) return false;
+  return constant_span(init, upper) || split_tile_bound(init, upper);
+}
+
+// The values `e` takes while the loops `reds` run, when their bounds are constants.
+std::optional<std::pair<int64_t, int64_t>> over_reductions(const LExpr& e, const std::vector<const LoopNode*>& reds) {
+  std::map<int, std::pair<int64_t, int64_t>> ranges;
+  for (const LoopNode* r : reds) {
+    auto lo = value_range(r->init, ranges), hi = value_range(r->upper, ranges);
+    if (lo && hi) ranges[r->iter] = {lo->first, hi->second};
+  }
+  return value_range(e, ranges);
+}
+
+// A register loop from `init` to `upper` whose bounds move with `reds` or start inside
+// its tile (from a domain guard: a padded convolution's x runs from max(32 c, 1 - s) to
+// min(32 c + 31, W - s)): the tile it runs within, its start in `init` and its end in
+// `upper`, and the terms that bound it per reduction step in `from` and `to`. False when
+// it has none. The tile starts at the term of the start that a term of the end lies the
+// shortest constant span from (32 c); a start or end that moves in every term is the
+// least or greatest value it takes while `reds` run.
+bool tile_within(const std::vector<const LoopNode*>& reds, LExpr& init, LExpr& upper, std::vector<LExpr>& from,
+                 std::vector<LExpr>& to) {
+  std::optional<LExpr> start = fixed_part(init, LExpr::Op::Max, reds, from);
+  std::optional<LExpr> end = fixed_part(upper, LExpr::Op::Min, reds, to);
+  if (!start)
+    if (auto v = over_reductions(init, reds)) start = LExpr::integer(v->first);
+  if (!end)
+    if (auto v = over_reductions(upper, reds)) end = LExpr::integer(v->second);
+  if (!start || !end) return false;
+  std::vector<LExpr> starts, ends;
+  terms_of(*start, LExpr::Op::Max, starts);
+  terms_of(*end, LExpr::Op::Min, ends);
+  std::optional<std::pair<int64_t, size_t>> tile;  // its span, its start
+  if (!tile_bounds(*start, *end, reds) && starts.size() > 1)
+    for (size_t i = 0; i < starts.size(); ++i)
+      for (const LExpr& e : ends)
+        if (auto span = constant_span(starts[i], e); span && *span >= 0 && (!tile || *span < tile->first)) tile = {{*span, i}};
+  if (tile) {
+    for (size_t j = 0; j < starts.size(); ++j)
+      if (j != tile->second) from.push_back(starts[j]);
+    start = starts[tile->second];
+  }
+  init = *start;
+  upper = *end;
+  return true;
+}
+
+}  // namespace
+
 std::optional<Emitter::RegisterTile> Emitter::plan_register_tile(const LoopNode& f) {
   // The shape: f -> more reduction loops that keep accumulators in registers (each the
   // only child of the one before) -> register loops (constant trips) -> one statement
@@ -122,40 +207,49 @@ std::optional<Emitter::RegisterTile> Emitter::plan_register_tile(const LoopNode&
   // keeps edge tiles in registers too, as long as no other register loop's bounds move
   // with the clamped one. The vector loop is not clamped but masked: each vector's lanes
   // past the edge neither load nor store.
+  // A register loop's bounds may also move with the reduction loops (a domain guard's
+  // edge): its points outside them are masked in that reduction step (tile_within).
   RegisterTile t;
   t.reds = accumulating_loops(f);
   const LoopNode* cur = t.reds.back();
   while (cur->children.size() == 1 && cur->children[0].kind == LoopNode::Kind::For && cur->children[0].annot.register_tile) {
     cur = &cur->children[0];
-    auto span = constant_span(cur->init, cur->upper);
-    bool clamp = !span;
-    if (clamp)
-      if (auto bound = split_tile_bound(cur->init, cur->upper)) span = bound->span;
-    if (!span || *span < 0 || (clamp && cur->stride != 1)) return std::nullopt;
     t.chain.push_back(cur);
-    t.trips.push_back(*span / cur->stride + 1);
-    t.clamped.push_back(clamp);
+    t.init.push_back(cur->init);
+    t.upper.push_back(cur->upper);
   }
   if (t.chain.empty() || cur->children.size() != 1 || cur->children[0].kind != LoopNode::Kind::Call) return std::nullopt;
   const std::vector<const LoopNode*>& chain = t.chain;
+  t.from.resize(chain.size());
+  t.to.resize(chain.size());
+  for (size_t i = 0; i < chain.size(); ++i)
+    if (!tile_bounds(t.init[i], t.upper[i], t.reds))
+      if (!tile_within(t.reds, t.init[i], t.upper[i], t.from[i], t.to[i]) || chain[i]->stride != 1) return std::nullopt;
+  for (size_t i = 0; i < chain.size(); ++i) {
+    auto span = constant_span(t.init[i], t.upper[i]);
+    bool clamp = !span;
+    if (clamp)
+      if (auto bound = split_tile_bound(t.init[i], t.upper[i])) span = bound->span;
+    if (!span || *span < 0 || (clamp && chain[i]->stride != 1)) return std::nullopt;
+    t.trips.push_back(*span / chain[i]->stride + 1);
+    t.clamped.push_back(clamp);
+  }
   for (size_t i = 0; i < chain.size(); ++i) {
     if (!t.clamped[i]) continue;
     if (chain[i]->annot.vector_width > 1 && i + 1 == chain.size() && t.trips[i] % chain[i]->annot.vector_width) return std::nullopt;
     for (size_t j = i + 1; j < chain.size(); ++j)
-      for (const LExpr* e : {&chain[j]->init, &chain[j]->upper})
+      for (const LExpr* e : {&t.init[j], &t.upper[j]})
         if (iter_coefficient(*e, chain[i]->iter) != std::optional<int64_t>(0)) return std::nullopt;
   }
-  for (const LoopNode* l : chain)  // the register loops' first values are computed outside the reductions
-    for (const LExpr* e : {&l->init, &l->upper})
-      for (const LoopNode* r : t.reds)
-        if (iter_coefficient(*e, r->iter) != std::optional<int64_t>(0)) return std::nullopt;
+  for (size_t i = 0; i < chain.size(); ++i)  // the register loops' first values are computed outside the reductions
+    if (moves_with(t.init[i], t.reds) || moves_with(t.upper[i], t.reds)) return std::nullopt;
   t.call = &cur->children[0];
   const LoopNode& call = *t.call;
   const PolyStmt& ps = nest_.stmts[size_t(call.stmt)];
   t.sem = stmt_semantics(def_, ps);
   if (!t.sem.combines || t.sem.op != ast::ReduceOp::Sum || !scalar_type_is_float(t.sem.type)) return std::nullopt;
   stmt_ = &def_.stmts[size_t(ps.source_stmt)];
-  const Expr& rhs = *stmt_->ast->rhs;
+  const Expr& rhs = stmt_->value();
 
   // Derivatives of the statement's index values along the reduction and the lanes.
   t.vloop = chain.back()->annot.vector_width > 1 ? chain.back() : nullptr;
@@ -180,6 +274,8 @@ std::optional<Emitter::RegisterTile> Emitter::plan_register_tile(const LoopNode&
   if (t.lanes > 1 && (lhs_dv < 1 || !vectorisable(rhs, t.sem.type, t.dv))) t.lanes = 1;
   t.lhs_stride = t.lanes > 1 ? lhs_dv : 1;
   if (t.lanes == 1 && !vectorisable(rhs, t.sem.type, std::vector<std::optional<int64_t>>(t.dv.size(), 0))) return std::nullopt;
+  // Moving bounds mask a vector's loads; a scalar point would read past them.
+  if (t.moving() && (t.lanes == 1 || t.lhs_stride != 1)) return std::nullopt;
 
   tile_points(t);
   if (t.points.size() > 64) return std::nullopt;  // more accumulators than registers: not a register tile
@@ -199,6 +295,8 @@ void Emitter::tile_points(RegisterTile& t) {
         // 16-lane operation with two lanes off, not 8 + 4 + 2 lanes in three.
         int64_t w = l == t.vloop ? std::min<int64_t>(t.lanes, t.trips[c] - v) : 1, width = 1;
         while (width < w) width *= 2;
+        // Moving bounds mask every vector's loads: a rest of one lane is a masked pair.
+        if (l == t.vloop && t.moving()) width = std::max<int64_t>(width, 2);
         next.push_back(p);
         next.back().at.push_back(v * l->stride);
         if (l == t.vloop) next.back().lanes = int(width), next.back().active = int(w);
@@ -219,8 +317,8 @@ bool Emitter::emit_register_tile(const LoopNode& f, Env& env) {
   locate(f, env);
   fetch_ahead(env);
   for (size_t i = 0; i < t.chain.size(); ++i) {
-    first[i] = as_int(lx(t.chain[i]->init, env));
-    if (t.clamped[i]) last[i] = as_int(lx(t.chain[i]->upper, env));
+    first[i] = as_int(lx(t.init[i], env));
+    if (t.clamped[i]) last[i] = as_int(lx(t.upper[i], env));
     env.iters[size_t(t.chain[i]->iter)] = first[i];
   }
   for (const LoopNode* r : t.reds) env.iters[size_t(r->iter)] = nullptr;
@@ -276,11 +374,12 @@ void Emitter::emit_tile(const RegisterTile& t, const std::vector<llvm::Value*>& 
   const std::vector<TilePoint>& points = t.points;
   const LoopNode& call = *t.call;
   const StmtSemantics& sem = t.sem;
-  const Expr& rhs = *stmt_->ast->rhs;
+  const Expr& rhs = stmt_->value();
   int lanes = t.lanes;
   bool masked = t.masked();
   std::vector<uint64_t> lane_numbers(size_t(std::max(lanes, 1)));
   for (size_t i = 0; i < lane_numbers.size(); ++i) lane_numbers[i] = i;
+  llvm::Value* kept = nullptr;  // at_point's lanes whose accumulators are loaded and stored
   auto at_point = [&](const TilePoint& p) {
     lane_mask_ = nullptr;
     if (p.active < p.lanes) {
@@ -300,6 +399,22 @@ void Emitter::emit_tile(const RegisterTile& t, const std::vector<llvm::Value*>& 
     env.stmt_args.clear();
     for (const LExpr& a : call.args) env.stmt_args.push_back(as_int(lx(a, env)));
     std::vector<llvm::Value*> lhs(env.stmt_args.begin(), env.stmt_args.begin() + stmt_->lhs_rank);
+    kept = lane_mask_;
+    if (t.moving()) {
+      // With moving bounds, a point of the tile need not be a point of the domain at all:
+      // its accumulator is only loaded and stored where it lies inside the left-hand
+      // tensor (`kept`). The reads' masks need not say so: they are inside the bounds.
+      const TensorLayout& out = layout_.tensors[size_t(sem.lhs_tensor)];
+      for (size_t d = 0; d < lhs.size(); ++d) {
+        std::vector<llvm::Constant*> steps;
+        for (int j = 0; j < p.lanes; ++j) steps.push_back(B.getInt64(uint64_t(j * *t.dv[d])));
+        llvm::Value* at = B.CreateAdd(B.CreateVectorSplat(unsigned(p.lanes), lhs[d]), llvm::ConstantVector::get(steps));
+        llvm::Value* lo = sym(out.lo[d], env), *hi = sym(out.lo[d] + out.extent[d] - SymExpr(1), env);
+        llvm::Value* in = B.CreateAnd(B.CreateICmpSGE(at, B.CreateVectorSplat(unsigned(p.lanes), lo)),
+                                      B.CreateICmpSLE(at, B.CreateVectorSplat(unsigned(p.lanes), hi)));
+        kept = kept ? B.CreateAnd(kept, in) : in;
+      }
+    }
     return read_offset_of(sem.lhs_tensor, lhs, env);
   };
   llvm::Type* st = reg_type(sem.type);
@@ -315,7 +430,7 @@ void Emitter::emit_tile(const RegisterTile& t, const std::vector<llvm::Value*>& 
   locate(call, env);
   for (const auto& p : points) {
     addresses.push_back(element_ptr(read_slot(sem.lhs_tensor), at_point(p), env));
-    masks.push_back(lane_mask_);
+    masks.push_back(kept);
   }
   // Where the reduction loops start at its first summed-index values (and run at all),
   // the tile begins every element's reduction: its accumulators start from the identity,
@@ -361,10 +476,14 @@ void Emitter::emit_tile(const RegisterTile& t, const std::vector<llvm::Value*>& 
     std::vector<llvm::Value*> out;
     for (size_t i = 0; i < points.size(); ++i) {
       at_point(points[i]);
+      // Where bounds move, only the lanes inside them this step load and sum.
+      llvm::Value* inside = lanes_inside(t, points[i].lanes, env);
+      if (inside) lane_mask_ = lane_mask_ ? B.CreateAnd(lane_mask_, inside) : inside;
       llvm::Value* v = vexpr(rhs, env, points[i].lanes, t.dv);
       llvm::IRBuilderBase::FastMathFlagGuard guard(B);
       B.setFastMathFlags(fmf);
-      out.push_back(B.CreateFAdd(in[i], v, "acc"));
+      llvm::Value* sum = B.CreateFAdd(in[i], v, "acc");
+      out.push_back(inside ? B.CreateSelect(lane_mask_, sum, in[i], "acc") : sum);
     }
     return out;
   });
@@ -375,6 +494,24 @@ void Emitter::emit_tile(const RegisterTile& t, const std::vector<llvm::Value*>& 
     else B.CreateAlignedStore(accs[i], addresses[i], align);
   lane_mask_ = nullptr;
   for (const LoopNode* l : chain) env.iters[size_t(l->iter)] = nullptr;
+}
+
+llvm::Value* Emitter::lanes_inside(const RegisterTile& t, int lanes, Env& env) {
+  if (!t.moving()) return nullptr;
+  llvm::Value* inside = nullptr;
+  auto both = [&](llvm::Value* c) { inside = inside ? B.CreateAnd(inside, c) : c; };
+  for (size_t i = 0; i < t.chain.size(); ++i) {
+    if (t.from[i].empty() && t.to[i].empty()) continue;
+    // The loop's value at each lane (at_point set its iterator to lane 0's; a row loop's
+    // is the same at every lane).
+    std::vector<llvm::Constant*> steps;
+    for (int j = 0; j < lanes; ++j) steps.push_back(B.getInt64(t.chain[i] == t.vloop ? uint64_t(j) : 0));
+    llvm::Value* at = B.CreateAdd(B.CreateVectorSplat(unsigned(lanes), env.iters[size_t(t.chain[i]->iter)]),
+                                  llvm::ConstantVector::get(steps));
+    for (const LExpr& e : t.from[i]) both(B.CreateICmpSGE(at, B.CreateVectorSplat(unsigned(lanes), as_int(lx(e, env)))));
+    for (const LExpr& e : t.to[i]) both(B.CreateICmpSLE(at, B.CreateVectorSplat(unsigned(lanes), as_int(lx(e, env)))));
+  }
+  return inside;
 }
 
 std::vector<llvm::Value*> Emitter::carry_accumulators(const std::vector<const LoopNode*>& reds, size_t level,
@@ -434,7 +571,7 @@ bool reads_tensor(const Expr& e, int t) {
   return false;
 }
 
-bool touches(const SemaStmt& st, int t) { return st.lhs_tensor == t || reads_tensor(*st.ast->rhs, t); }
+bool touches(const SemaStmt& st, int t) { return st.lhs_tensor == t || reads_tensor(st.value(), t); }
 
 }  // namespace
 
@@ -455,7 +592,7 @@ void Emitter::fold_initialisations() {
     int init = int(s) - 1;
     if (ps.reduction_first.empty() || !nest_.stmts[size_t(init)].is_init) continue;
     const SemaStmt& st = def_.stmts[size_t(ps.source_stmt)];
-    if (reads_tensor(*st.ast->rhs, st.lhs_tensor)) continue;
+    if (reads_tensor(st.value(), st.lhs_tensor)) continue;
     auto has = [&](size_t n, int k) { return std::find(calls[n].begin(), calls[n].end(), k) != calls[n].end(); };
     size_t at = top.size(), last = 0;
     bool ok = true;

@@ -1,7 +1,8 @@
 #include "lang/RangeInference.h"
 
 #include <algorithm>
-#include <map>
+
+#include "lang/Linear.h"
 
 namespace tcs {
 namespace {
@@ -9,134 +10,6 @@ namespace {
 using ast::Expr;
 using ast::ExprKind;
 using ast::NameRef;
-
-// An integer expression split into sum(coef * index) + rest, where rest depends on sizes
-// only. `affine` is false when an index appears non-linearly or under a tensor read.
-struct Linear {
-  bool affine = true;
-  bool data_dependent = false;
-  std::map<int, int64_t> coefs;
-  SymExpr rest;
-  std::vector<int> indices;  // every index mentioned, in first-seen order
-
-  void mention(int ix) {
-    if (std::find(indices.begin(), indices.end(), ix) == indices.end()) indices.push_back(ix);
-  }
-  void absorb_mentions(const Linear& o) {
-    for (int ix : o.indices) mention(ix);
-    data_dependent |= o.data_dependent;
-  }
-  bool has_indices() const { return !coefs.empty(); }
-};
-
-Linear non_affine_from(const Expr& e);
-
-Linear linearize(const Expr& e) {
-  Linear l;
-  switch (e.kind) {
-    case ExprKind::IntLiteral:
-      l.rest = SymExpr(e.int_value);
-      return l;
-    case ExprKind::Name:
-      if (e.ref == NameRef::Index) {
-        l.coefs[e.ref_id] = 1;
-        l.mention(e.ref_id);
-      } else if (e.ref == NameRef::SizeParam) {
-        l.rest = SymExpr::param(e.name);
-      } else {
-        l = non_affine_from(e);
-      }
-      return l;
-    case ExprKind::Unary: {
-      if (e.op != TokenKind::Minus) return non_affine_from(e);
-      Linear a = linearize(*e.args[0]);
-      for (auto& [ix, c] : a.coefs) c = -c;
-      a.rest = -a.rest;
-      return a;
-    }
-    case ExprKind::Cast:
-      if (scalar_type_is_integer(e.cast_type) && scalar_type_is_integer(e.args[0]->type))
-        return linearize(*e.args[0]);
-      return non_affine_from(e);
-    case ExprKind::Binary: {
-      Linear a = linearize(*e.args[0]), b = linearize(*e.args[1]);
-      Linear r;
-      r.absorb_mentions(a);
-      r.absorb_mentions(b);
-      r.affine = a.affine && b.affine;
-      if (!r.affine) return r;
-      switch (e.op) {
-        case TokenKind::Plus:
-        case TokenKind::Minus: {
-          int64_t sign = e.op == TokenKind::Plus ? 1 : -1;
-          r.coefs = a.coefs;
-          for (auto [ix, c] : b.coefs) r.coefs[ix] += sign * c;
-          std::erase_if(r.coefs, [](const auto& kv) { return kv.second == 0; });
-          r.rest = sign > 0 ? a.rest + b.rest : a.rest - b.rest;
-          return r;
-        }
-        case TokenKind::Star: {
-          // index * constant stays affine; index * size does not (not invertible here).
-          const Linear* idx = a.has_indices() ? &a : &b;
-          const Linear* k = a.has_indices() ? &b : &a;
-          if (!k->has_indices()) {
-            if (!idx->has_indices()) {
-              r.rest = a.rest * b.rest;
-              return r;
-            }
-            if (auto c = k->rest.constant()) {
-              for (auto [ix, co] : idx->coefs)
-                if (co * *c != 0) r.coefs[ix] = co * *c;
-              r.rest = idx->rest * SymExpr(*c);
-              return r;
-            }
-          }
-          r.affine = false;
-          return r;
-        }
-        case TokenKind::Slash:
-          if (!a.has_indices() && !b.has_indices()) {
-            if (auto d = b.rest.constant(); d && *d > 0) {
-              r.rest = SymExpr::floordiv(a.rest, *d);
-              return r;
-            }
-          }
-          r.affine = false;
-          return r;
-        default:
-          r.affine = false;
-          return r;
-      }
-    }
-    case ExprKind::MinMax: {
-      Linear a = linearize(*e.args[0]), b = linearize(*e.args[1]);
-      Linear r;
-      r.absorb_mentions(a);
-      r.absorb_mentions(b);
-      if (a.affine && b.affine && !a.has_indices() && !b.has_indices()) {
-        r.rest = e.op == TokenKind::KwMin ? SymExpr::min(a.rest, b.rest) : SymExpr::max(a.rest, b.rest);
-        return r;
-      }
-      r.affine = false;
-      return r;
-    }
-    default:
-      return non_affine_from(e);
-  }
-}
-
-// Records which indices a non-affine expression mentions and whether it reads data.
-Linear non_affine_from(const Expr& e) {
-  Linear l;
-  l.affine = false;
-  auto visit = [&](auto& self, const Expr& x) -> void {
-    if (x.ref == NameRef::Index) l.mention(x.ref_id);
-    if (x.ref == NameRef::Tensor) l.data_dependent = true;
-    for (const auto& a : x.args) self(self, *a);
-  };
-  visit(visit, e);
-  return l;
-}
 
 class StmtRanges {
  public:

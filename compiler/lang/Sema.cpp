@@ -8,6 +8,7 @@
 #include "lang/Builtins.h"
 #include "lang/LetSubstitution.h"
 #include "support/EditDistance.h"
+#include "lang/DomainGuard.h"
 #include "lang/RangeInference.h"
 
 namespace tcs {
@@ -294,6 +295,7 @@ class DefChecker {
     check_assignment(sc, st, rhs_type);
     if (!sc.failed && !touches_broken(s)) {
       if (!ranges_infer_statement(out_, s, file_, diags_)) sc.failed = true;
+      else find_domain_guard(out_, s);
     } else {
       sc.failed = true;
     }

@@ -49,10 +49,20 @@ struct AccessConstraint {
   // read may name elements outside the tensor for indices its guard excludes (TC checks
   // these at run time): sizes do not refuse it, compiled kernels check it when it runs.
   bool guarded = false;
+  // A guarded read that the statement's domain guard keeps inside its tensor: compiled
+  // code, which runs the statement only where that guard holds, reads it unchecked.
+  bool kept_inside = false;
+  bool checked_when_run() const { return guarded && !kept_inside; }
   std::vector<std::pair<int, int64_t>> coefs;  // (index id, coefficient), affine only
   SymExpr rest;
   std::vector<int> indices;     // every index the subscript mentions
   bool used_to_solve = false;   // one of the constraints that gave an index its interval
+};
+
+// sum(coef * index) + rest >= 0, rest over sizes.
+struct IndexConstraint {
+  std::vector<std::pair<int, int64_t>> coefs;  // (index id, coefficient)
+  SymExpr rest;
 };
 
 struct SemaStmt {
@@ -63,6 +73,15 @@ struct SemaStmt {
   bool accumulates_into_existing = false;  // op= without '!'
   std::vector<AccessConstraint> constraints;
   bool ok = true;  // false when any error was reported for this statement
+  // A reduction whose right-hand side is `cond ? value : identity`, cond a conjunction of
+  // affine comparisons of indices and sizes (a padded convolution's bounds test): the
+  // points where cond fails add the identity, so compiled code runs the statement only
+  // where `domain_guard` holds, on `value` alone (lang/DomainGuard). The interpreter
+  // still evaluates the whole right-hand side.
+  std::vector<IndexConstraint> domain_guard;
+  const ast::Expr* guarded_value = nullptr;
+  // What compiled code evaluates at each point of the statement's domain.
+  const ast::Expr& value() const { return guarded_value ? *guarded_value : *ast->rhs; }
 
   // Whether the statement combines values into its left-hand side: an op= or op=! with a
   // reduction index (op=! without one behaves as '=', LANGUAGE.md §3), or an op= that

@@ -41,7 +41,7 @@ class AccessWalker {
     w.write = true;
     for (int i = 0; i < st.lhs_rank; ++i) w.subscripts.push_back({true, {{i, 1}}});
     s.accesses.push_back(finish(std::move(w), n));
-    if (!ps.is_init) reads(*st.ast->rhs, st, n, s);
+    if (!ps.is_init) reads(st.value(), st, n, s);
     out_.push_back(std::move(s));
   }
 

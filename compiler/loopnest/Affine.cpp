@@ -1,5 +1,6 @@
 #include "loopnest/Affine.h"
 
+#include <algorithm>
 #include <map>
 
 namespace tcs {
@@ -82,6 +83,61 @@ std::optional<int64_t> iter_coefficient(const LExpr& e, int iter) {
         if (!a || *a != 0) return std::nullopt;
       }
       return 0;
+  }
+}
+
+std::optional<std::pair<int64_t, int64_t>> value_range(const LExpr& e,
+                                                       const std::map<int, std::pair<int64_t, int64_t>>& ranges) {
+  using Op = LExpr::Op;
+  using Range = std::pair<int64_t, int64_t>;
+  auto arg = [&](size_t i) { return value_range(e.args[i], ranges); };
+  // Products and quotients of bounded loop values stay far from overflow; a wider range
+  // is not one this is asked about.
+  constexpr int64_t kLimit = int64_t(1) << 40;
+  auto bounded = [&](Range r) -> std::optional<Range> {
+    if (r.first < -kLimit || r.second > kLimit) return std::nullopt;
+    return r;
+  };
+  switch (e.op) {
+    case Op::Int: return bounded({e.value, e.value});
+    case Op::Iter: {
+      auto it = ranges.find(int(e.value));
+      if (it == ranges.end()) return std::nullopt;
+      return bounded(it->second);
+    }
+    case Op::Add: case Op::Sub: {
+      auto a = arg(0), b = arg(1);
+      if (!a || !b) return std::nullopt;
+      if (e.op == Op::Add) return bounded({a->first + b->first, a->second + b->second});
+      return bounded({a->first - b->second, a->second - b->first});
+    }
+    case Op::Neg: {
+      auto a = arg(0);
+      if (!a) return std::nullopt;
+      return Range{-a->second, -a->first};
+    }
+    case Op::Mul: {
+      const LExpr* k = e.args[0].is_int() ? &e.args[0] : e.args[1].is_int() ? &e.args[1] : nullptr;
+      if (!k) return std::nullopt;
+      auto a = value_range(k == &e.args[0] ? e.args[1] : e.args[0], ranges);
+      if (!a || k->value < -kLimit || k->value > kLimit) return std::nullopt;
+      int64_t x = a->first * k->value, y = a->second * k->value;
+      return bounded({std::min(x, y), std::max(x, y)});
+    }
+    case Op::FloorDiv: case Op::ExactDiv: {
+      auto a = arg(0);
+      if (!a || !e.args[1].is_int() || e.args[1].value <= 0) return std::nullopt;
+      int64_t d = e.args[1].value;
+      auto floor_div = [d](int64_t n) { return n >= 0 ? n / d : -((-n + d - 1) / d); };
+      return Range{floor_div(a->first), floor_div(a->second)};
+    }
+    case Op::Min: case Op::Max: {
+      auto a = arg(0), b = arg(1);
+      if (!a || !b) return std::nullopt;
+      if (e.op == Op::Min) return Range{std::min(a->first, b->first), std::min(a->second, b->second)};
+      return Range{std::max(a->first, b->first), std::max(a->second, b->second)};
+    }
+    default: return std::nullopt;
   }
 }
 

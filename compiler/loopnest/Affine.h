@@ -2,6 +2,7 @@
 // Affine questions about loop-nest expressions, asked by the LoopNest passes and the
 // backends: is a loop's trip count constant, how does a value move with an iterator.
 #include <cstdint>
+#include <map>
 #include <optional>
 
 #include "loopnest/LoopNest.h"
@@ -14,6 +15,12 @@ std::optional<int64_t> constant_span(const LExpr& init, const LExpr& upper);
 // The coefficient of iterator `iter` in e: e = coefficient * iter + (terms without iter).
 // Non-affine parts are fine as long as they do not mention iter; nullopt otherwise.
 std::optional<int64_t> iter_coefficient(const LExpr& e, int iter);
+
+// The least and greatest value of `e` when each iterator in `ranges` takes the values of
+// its interval; nullopt when e mentions another iterator or a size, or is not made of
+// + - * by a constant, floor and exact division by a positive constant, min and max.
+std::optional<std::pair<int64_t, int64_t>> value_range(const LExpr& e,
+                                                       const std::map<int, std::pair<int64_t, int64_t>>& ranges);
 
 // A partial tile's loop runs from init to min(a, b), one side a constant distance from
 // init (the full tile's bound) and the other the domain's edge: those two, when so.

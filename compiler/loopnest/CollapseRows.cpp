@@ -101,8 +101,8 @@ class Collapser {
     const PolyStmt& ps = nest_.stmts[size_t(call.stmt)];
     const SemaStmt& st = def_.stmts[size_t(ps.source_stmt)];
     for (const AccessConstraint& c : st.constraints)
-      if (c.guarded) return std::nullopt;  // checked per dimension when it runs
-    if (!ps.is_init && (used_as_value(*st.ast->rhs, a, false) || used_as_value(*st.ast->rhs, b, false))) return std::nullopt;
+      if (c.checked_when_run()) return std::nullopt;  // checked per dimension when it runs
+    if (!ps.is_init && (used_as_value(st.value(), a, false) || used_as_value(st.value(), b, false))) return std::nullopt;
     // A reduction that starts from the identity where both indices are 0 still does: the
     // collapsed index is 0 exactly there.
     for (int i : {a, b})

@@ -48,7 +48,7 @@ KernelClass classify_kernel(const SemaDef& def) {
     const ast::Stmt& a = *s.ast;
     if (a.reduce == ast::ReduceOp::None || int(s.indices.size()) == s.lhs_rank) continue;
     reduction = true;
-    const ast::Expr& r = *a.rhs;
+    const ast::Expr& r = s.value();
     bool product_of_reads = a.reduce == ast::ReduceOp::Sum && r.kind == ast::ExprKind::Binary &&
                             r.op == TokenKind::Star && read_in(*r.args[0]) && read_in(*r.args[1]);
     if (product_of_reads) return KernelClass::Contraction;
@@ -94,7 +94,7 @@ bool operand_uses(const SemaStmt& s, const ast::Expr& operand, int idx) {
 // The reads of the product `s`, converted or not (none when it is not a product of two
 // tensor reads).
 std::vector<const ast::Expr*> product_operands(const SemaStmt& s) {
-  const ast::Expr& r = *s.ast->rhs;
+  const ast::Expr& r = s.value();
   if (r.kind != ast::ExprKind::Binary || r.op != TokenKind::Star) return {};
   std::vector<const ast::Expr*> out;
   for (const auto& operand : r.args)
@@ -391,7 +391,7 @@ void pack_transposed_read(const SemaDef& def, const DefShapes& shapes, MappingOp
     if (c.dim == 0 || reads.empty() || reads.back().first != c.tensor) reads.push_back({c.tensor, {}});
     std::vector<int>& dims = reads.back().second;
     dims.resize(size_t(std::max<int>(int(dims.size()), c.dim + 1)), -2);
-    bool plain = c.affine && !c.guarded && c.coefs.size() == 1 && c.coefs[0].second == 1 && c.rest == SymExpr(0);
+    bool plain = c.affine && !c.checked_when_run() && c.coefs.size() == 1 && c.coefs[0].second == 1 && c.rest == SymExpr(0);
     dims[size_t(c.dim)] = plain ? c.coefs[0].first : -1;
   }
   for (const auto& [t, dims] : reads) {

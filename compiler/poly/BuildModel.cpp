@@ -133,7 +133,25 @@ class ModelBuilder {
       auto [lo, hi] = bounds(k, i);
       c += (i ? " and " : "") + lo + " <= " + isl_name(st.indices[i].name) + " <= " + hi;
     }
+    if (count == st.indices.size())  // the update, not the initialisation
+      for (const IndexConstraint& g : st.domain_guard) c += (c.empty() ? "" : " and ") + guard_text(st, g);
     return "[" + param_names_ + "] -> { " + tuple(stmt, st, count) + (c.empty() ? "" : " : " + c) + " }";
+  }
+
+  // One constraint of the statement's domain guard, `... >= 0`.
+  std::string guard_text(const SemaStmt& st, const IndexConstraint& g) {
+    std::string rest;
+    if (parametric_) rest = sym_text(g.rest);
+    if (rest.empty() && job_.symbolic_sizes) not_affine("the guard of statement " + std::to_string(&st - def_.stmts.data() + 1));
+    if (rest.empty()) {
+      auto v = g.rest.eval(job_.shapes.sizes);
+      if (!v) throw SizesError{"the guard of statement " + std::to_string(&st - def_.stmts.data() + 1) + " overflows at these sizes"};
+      rest = std::to_string(*v);
+    }
+    std::string s = "(" + rest + ")";
+    for (auto [idx, coef] : g.coefs)
+      s += (coef < 0 ? " - " : " + ") + std::to_string(coef < 0 ? -coef : coef) + "*" + isl_name(st.indices[size_t(idx)].name);
+    return s + " >= 0";
   }
 
   // The access of tensor expression `e` (a read) or of the left-hand side (e == nullptr).
@@ -216,7 +234,7 @@ class ModelBuilder {
     job_.stmts.push_back(PolyStmt{name, k, false, {}});
     std::vector<std::string> reads;
     std::vector<const ast::Expr*> exprs;
-    collect_reads(*a.rhs, exprs);
+    collect_reads(st.value(), exprs);
     for (const ast::Expr* e : exprs) reads.push_back(access_text(k, name, n, e));
     if (reduces) reads.push_back(access_text(k, name, n, nullptr));
     add(name, domain_text(k, name, n), reads, access_text(k, name, n, nullptr));

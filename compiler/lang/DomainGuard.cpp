@@ -1,0 +1,117 @@
+#include "lang/DomainGuard.h"
+
+#include "lang/Linear.h"
+
+namespace tcs {
+namespace {
+
+using ast::Expr;
+using ast::ExprKind;
+
+// Whether `e` is the literal identity of a sum (0) or a product (1).
+bool is_identity(const Expr& e, ast::ReduceOp op) {
+  int64_t want = op == ast::ReduceOp::Sum ? 0 : 1;
+  if (e.kind == ExprKind::IntLiteral) return e.int_value == want;
+  if (e.kind == ExprKind::FloatLiteral) return e.float_value == double(want);
+  return false;
+}
+
+// hi - lo - minus >= 0 as a constraint.
+IndexConstraint difference(const Linear& hi, const Linear& lo, int64_t minus) {
+  std::map<int, int64_t> coefs = hi.coefs;
+  for (auto [ix, c] : lo.coefs) coefs[ix] -= c;
+  IndexConstraint out;
+  for (auto [ix, c] : coefs)
+    if (c != 0) out.coefs.push_back({ix, c});
+  out.rest = hi.rest - lo.rest - SymExpr(minus);
+  return out;
+}
+
+// Appends the comparison (or conjunction of comparisons) `e` as constraints; false when
+// some part is not a comparison of affine expressions over indices and sizes in a signed
+// integer type (unsigned ones wrap, so their order is not the integers').
+bool add_conjunction(const Expr& e, std::vector<IndexConstraint>& out) {
+  if (e.kind != ExprKind::Binary) return false;
+  if (e.op == TokenKind::AndAnd) return add_conjunction(*e.args[0], out) && add_conjunction(*e.args[1], out);
+  for (const auto& side : e.args)
+    if (!scalar_type_is_integer(side->type) || !scalar_type_is_signed(side->type)) return false;
+  Linear a = linearize(*e.args[0]), b = linearize(*e.args[1]);
+  if (!a.affine || !b.affine || a.data_dependent || b.data_dependent) return false;
+  switch (e.op) {
+    case TokenKind::Less: out.push_back(difference(b, a, 1)); return true;
+    case TokenKind::LessEq: out.push_back(difference(b, a, 0)); return true;
+    case TokenKind::Greater: out.push_back(difference(a, b, 1)); return true;
+    case TokenKind::GreaterEq: out.push_back(difference(a, b, 0)); return true;
+    case TokenKind::EqEq:
+      out.push_back(difference(b, a, 0));
+      out.push_back(difference(a, b, 0));
+      return true;
+    default: return false;
+  }
+}
+
+// The least and greatest value of sum(coef * index) over the indices' ranges.
+std::pair<SymExpr, SymExpr> interval(const std::map<int, int64_t>& coefs, const std::vector<SemaIndex>& indices) {
+  SymExpr lo(0), hi(0);
+  for (auto [ix, c] : coefs) {
+    if (c == 0) continue;
+    const SemaIndex& u = indices[size_t(ix)];
+    lo = lo + (c > 0 ? u.lo : u.hi) * SymExpr(c);
+    hi = hi + (c > 0 ? u.hi : u.lo) * SymExpr(c);
+  }
+  return {lo, hi};
+}
+
+// Whether every point of the index ranges where `guard` holds keeps the affine subscript
+// `c` inside its tensor's dimension. Each end is proven by the ranges alone or through
+// one guard constraint: with sum(g * index) + G >= 0, the subscript R + sum(a * index) is
+// at least R - G + min(sum((a - g) * index)) and at most R + G + max(sum((a + g) * index)).
+bool kept_inside(const AccessConstraint& c, const std::vector<IndexConstraint>& guard, const SemaDef& def,
+                 const SemaStmt& s) {
+  const SemaTensor& T = def.tensors[size_t(c.tensor)];
+  const SymExpr& L = T.lo[size_t(c.dim)];
+  const SymExpr& H = T.hi[size_t(c.dim)];
+  std::map<int, int64_t> a(c.coefs.begin(), c.coefs.end());
+  auto [lo, hi] = interval(a, s.indices);
+  bool low = (c.rest + lo - L).provably_nonnegative(), high = (H - c.rest - hi).provably_nonnegative();
+  for (const IndexConstraint& g : guard) {
+    std::map<int, int64_t> minus = a, plus = a;
+    for (auto [ix, k] : g.coefs) minus[ix] -= k, plus[ix] += k;
+    low = low || (c.rest - g.rest + interval(minus, s.indices).first - L).provably_nonnegative();
+    high = high || (H - c.rest - g.rest - interval(plus, s.indices).second).provably_nonnegative();
+  }
+  return low && high;
+}
+
+// Whether `inner` is `outer` or lies inside it.
+bool within(const Expr* inner, const Expr& outer) {
+  if (inner == &outer) return true;
+  for (const auto& a : outer.args)
+    if (within(inner, *a)) return true;
+  return false;
+}
+
+}  // namespace
+
+void find_domain_guard(const SemaDef& def, SemaStmt& s) {
+  ast::ReduceOp op = s.ast->reduce;
+  if (!s.reduces() || (op != ast::ReduceOp::Sum && op != ast::ReduceOp::Product)) return;
+  std::vector<IndexConstraint> guard;
+  const Expr* v = s.ast->rhs.get();
+  while (v->kind == ExprKind::Ternary && v->args[1]->type == v->type && is_identity(*v->args[2], op)) {
+    std::vector<IndexConstraint> more;
+    if (!add_conjunction(*v->args[0], more)) break;
+    guard.insert(guard.end(), more.begin(), more.end());
+    v = v->args[1].get();
+  }
+  if (guard.empty()) return;
+  for (const SemaIndex& ix : s.indices)
+    if (!ix.solved) return;
+  s.domain_guard = std::move(guard);
+  s.guarded_value = v;
+  for (AccessConstraint& c : s.constraints)
+    if (c.guarded && c.affine && !c.data_dependent && c.subscript && within(c.subscript, *v))
+      c.kept_inside = kept_inside(c, s.domain_guard, def, s);
+}
+
+}  // namespace tcs
