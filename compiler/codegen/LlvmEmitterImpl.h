@@ -146,6 +146,9 @@ class Emitter {
   void emit_tile(const RegisterTile& t, const std::vector<llvm::Value*>& first, const std::vector<llvm::Value*>& last,
                  Env& env);
 
+  // Whether every read of a tile with moving bounds reads nothing outside its tensor at
+  // the points the bounds leave out.
+  bool reads_stay_inside(const RegisterTile& t);
   // Which of the `lanes` lanes of the tile's current vector lie inside its moving bounds
   // (bools), or null when its bounds do not move.
   llvm::Value* lanes_inside(const RegisterTile& t, int lanes, Env& env);

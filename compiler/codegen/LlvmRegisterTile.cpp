@@ -26,7 +26,7 @@ std::optional<int64_t> Emitter::read_stride(const Expr& e, const std::vector<std
     for (const AccessConstraint& c : stmt_->constraints)
       if (c.subscript == e.args[d].get()) ac = &c;
     if (!ac) return std::nullopt;
-    if (!ac->affine || ac->data_dependent) {
+    if (!ac->affine || ac->data_dependent || ac->checked_when_run()) {  // one address for every lane, or none
       for (int i : ac->indices)
         if (!darg[size_t(i)] || *darg[size_t(i)] != 0) return std::nullopt;
       continue;
@@ -275,7 +275,7 @@ std::optional<Emitter::RegisterTile> Emitter::plan_register_tile(const LoopNode&
   t.lhs_stride = t.lanes > 1 ? lhs_dv : 1;
   if (t.lanes == 1 && !vectorisable(rhs, t.sem.type, std::vector<std::optional<int64_t>>(t.dv.size(), 0))) return std::nullopt;
   // Moving bounds mask a vector's loads; a scalar point would read past them.
-  if (t.moving() && (t.lanes == 1 || t.lhs_stride != 1)) return std::nullopt;
+  if (t.moving() && (t.lanes == 1 || t.lhs_stride != 1 || !reads_stay_inside(t))) return std::nullopt;
 
   tile_points(t);
   if (t.points.size() > 64) return std::nullopt;  // more accumulators than registers: not a register tile
@@ -402,8 +402,24 @@ void Emitter::emit_tile(const RegisterTile& t, const std::vector<llvm::Value*>& 
     kept = lane_mask_;
     if (t.moving()) {
       // With moving bounds, a point of the tile need not be a point of the domain at all:
-      // its accumulator is only loaded and stored where it lies inside the left-hand
-      // tensor (`kept`). The reads' masks need not say so: they are inside the bounds.
+      // its accumulator is only loaded and stored (`kept`) where it lies inside the
+      // left-hand tensor and inside the loops' bounds that do not move: those past a
+      // start that was left to the lanes (max(32 c, 20) started at 20) are another
+      // tile's. lanes_inside adds the moving bounds to the loads' masks in each step.
+      for (size_t i = 0; i < chain.size(); ++i) {
+        std::vector<llvm::Constant*> steps;
+        for (int j = 0; j < p.lanes; ++j) steps.push_back(B.getInt64(chain[i] == t.vloop ? uint64_t(j) : 0));
+        llvm::Value* at = B.CreateAdd(B.CreateVectorSplat(unsigned(p.lanes), env.iters[size_t(chain[i]->iter)]),
+                                      llvm::ConstantVector::get(steps));
+        auto bound = [&](const LExpr& e, bool lower) {
+          if (moves_with(e, reds)) return;
+          llvm::Value* b = B.CreateVectorSplat(unsigned(p.lanes), as_int(lx(e, env)));
+          llvm::Value* in = lower ? B.CreateICmpSGE(at, b) : B.CreateICmpSLE(at, b);
+          kept = kept ? B.CreateAnd(kept, in) : in;
+        };
+        for (const LExpr& e : t.from[i]) bound(e, true);
+        for (const LExpr& e : t.to[i]) bound(e, false);
+      }
       const TensorLayout& out = layout_.tensors[size_t(sem.lhs_tensor)];
       for (size_t d = 0; d < lhs.size(); ++d) {
         std::vector<llvm::Constant*> steps;
@@ -494,6 +510,40 @@ void Emitter::emit_tile(const RegisterTile& t, const std::vector<llvm::Value*>& 
     else B.CreateAlignedStore(accs[i], addresses[i], align);
   lane_mask_ = nullptr;
   for (const LoopNode* l : chain) env.iters[size_t(l->iter)] = nullptr;
+}
+
+bool Emitter::reads_stay_inside(const RegisterTile& t) {
+  // A masked point's loads read nothing, but a read checked when it runs checks lane 0's
+  // address whatever the mask, and a read the same for every lane is one unmasked load:
+  // on a row outside its moving bounds (y + r - 1 at r = 0, y = 0) it would read outside
+  // the tensor. Neither may move with a loop whose bounds move.
+  std::vector<int> moving;  // the register loops' iterators whose bounds move
+  for (size_t i = 0; i < t.chain.size(); ++i)
+    if (!t.from[i].empty() || !t.to[i].empty()) moving.push_back(t.chain[i]->iter);
+  // A read's subscripts are its constraints from dimension 0 on, one after another.
+  std::vector<std::vector<const AccessConstraint*>> reads;
+  for (const AccessConstraint& c : stmt_->constraints) {
+    if (!c.subscript) continue;
+    if (!c.affine || c.data_dependent || c.checked_when_run()) return false;
+    if (c.dim == 0 || reads.empty()) reads.emplace_back();
+    reads.back().push_back(&c);
+  }
+  auto moves = [&](const AccessConstraint& c, auto&& along) {
+    for (auto [idx, coef] : c.coefs)
+      if (coef != 0 && along(size_t(idx))) return true;
+    return false;
+  };
+  for (const auto& read : reads) {
+    bool uniform = true;  // the same element for every lane
+    for (const AccessConstraint* c : read)
+      uniform = uniform && !moves(*c, [&](size_t idx) { return t.dv[idx] != std::optional<int64_t>(0); });
+    if (!uniform) continue;
+    for (const AccessConstraint* c : read)
+      for (int it : moving)
+        if (moves(*c, [&](size_t idx) { return iter_coefficient(t.call->args[idx], it) != std::optional<int64_t>(0); }))
+          return false;
+  }
+  return true;
 }
 
 llvm::Value* Emitter::lanes_inside(const RegisterTile& t, int lanes, Env& env) {

@@ -16,6 +16,30 @@ bool is_identity(const Expr& e, ast::ReduceOp op) {
   return false;
 }
 
+// Whether `e` computes in the integers what linearize says: indices, sizes and literals
+// under + -, products by a literal and non-negative sizes over a positive literal, all in
+// a signed integer type. A cast may wrap (int8(i)), `/` truncates where linearize floors,
+// unsigned types wrap, and a product of sizes is no affine constraint.
+bool plain(const Expr& e) {
+  if (!scalar_type_is_integer(e.type) || !scalar_type_is_signed(e.type)) return false;
+  switch (e.kind) {
+    case ExprKind::IntLiteral: return true;
+    case ExprKind::Name: return e.ref == ast::NameRef::Index || e.ref == ast::NameRef::SizeParam;
+    case ExprKind::Unary: return e.op == TokenKind::Minus && plain(*e.args[0]);
+    case ExprKind::Binary:
+      if (e.op == TokenKind::Slash) {  // sizes over a positive literal: KH / 2 floors as it truncates
+        Linear n = linearize(*e.args[0]);
+        return e.args[1]->kind == ExprKind::IntLiteral && e.args[1]->int_value > 0 && n.affine && !n.has_indices() &&
+               n.rest.provably_nonnegative() && plain(*e.args[0]);
+      }
+      if (e.op == TokenKind::Star && e.args[0]->kind != ExprKind::IntLiteral && e.args[1]->kind != ExprKind::IntLiteral)
+        return false;
+      return (e.op == TokenKind::Plus || e.op == TokenKind::Minus || e.op == TokenKind::Star) && plain(*e.args[0]) &&
+             plain(*e.args[1]);
+    default: return false;
+  }
+}
+
 // hi - lo - minus >= 0 as a constraint.
 IndexConstraint difference(const Linear& hi, const Linear& lo, int64_t minus) {
   std::map<int, int64_t> coefs = hi.coefs;
@@ -34,7 +58,7 @@ bool add_conjunction(const Expr& e, std::vector<IndexConstraint>& out) {
   if (e.kind != ExprKind::Binary) return false;
   if (e.op == TokenKind::AndAnd) return add_conjunction(*e.args[0], out) && add_conjunction(*e.args[1], out);
   for (const auto& side : e.args)
-    if (!scalar_type_is_integer(side->type) || !scalar_type_is_signed(side->type)) return false;
+    if (!plain(*side)) return false;
   Linear a = linearize(*e.args[0]), b = linearize(*e.args[1]);
   if (!a.affine || !b.affine || a.data_dependent || b.data_dependent) return false;
   switch (e.op) {
@@ -94,8 +118,11 @@ bool within(const Expr* inner, const Expr& outer) {
 }  // namespace
 
 void find_domain_guard(const SemaDef& def, SemaStmt& s) {
+  // A sum that starts from +0 never holds -0, so adding the skipped +0 changes nothing;
+  // one that accumulates into a tensor (`+=` without `!`) may hold -0, and -0 + 0 is +0.
   ast::ReduceOp op = s.ast->reduce;
   if (!s.reduces() || (op != ast::ReduceOp::Sum && op != ast::ReduceOp::Product)) return;
+  if (op == ast::ReduceOp::Sum && !s.ast->init) return;
   std::vector<IndexConstraint> guard;
   const Expr* v = s.ast->rhs.get();
   while (v->kind == ExprKind::Ternary && v->args[1]->type == v->type && is_identity(*v->args[2], op)) {

@@ -91,8 +91,8 @@ std::optional<std::pair<int64_t, int64_t>> value_range(const LExpr& e,
   using Op = LExpr::Op;
   using Range = std::pair<int64_t, int64_t>;
   auto arg = [&](size_t i) { return value_range(e.args[i], ranges); };
-  // Products and quotients of bounded loop values stay far from overflow; a wider range
-  // is not one this is asked about.
+  // Values within 2^40 times constants within 2^20 cannot overflow; a wider range is not
+  // one this is asked about.
   constexpr int64_t kLimit = int64_t(1) << 40;
   auto bounded = [&](Range r) -> std::optional<Range> {
     if (r.first < -kLimit || r.second > kLimit) return std::nullopt;
@@ -120,7 +120,8 @@ std::optional<std::pair<int64_t, int64_t>> value_range(const LExpr& e,
       const LExpr* k = e.args[0].is_int() ? &e.args[0] : e.args[1].is_int() ? &e.args[1] : nullptr;
       if (!k) return std::nullopt;
       auto a = value_range(k == &e.args[0] ? e.args[1] : e.args[0], ranges);
-      if (!a || k->value < -kLimit || k->value > kLimit) return std::nullopt;
+      constexpr int64_t kFactor = int64_t(1) << 20;  // with kLimit, a product below 2^60
+      if (!a || k->value < -kFactor || k->value > kFactor) return std::nullopt;
       int64_t x = a->first * k->value, y = a->second * k->value;
       return bounded({std::min(x, y), std::max(x, y)});
     }

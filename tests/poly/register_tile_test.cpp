@@ -308,6 +308,35 @@ def strided(float(N,C,H,W) I, float(K,C,3,3) Wt) -> (O) {
   }
 }
 
+TEST(RegisterTile, ReadsAtPointsTheMovingBoundsLeaveOutAreNeitherMadeNorChecked) {
+  // A read the same for every lane that moves with a row whose bounds move (M(y + r - 1)
+  // at y = 0, r = 0 is M(-1)), and a read the guard does not keep inside, checked when it
+  // runs (J's subscript reaches -1 at a masked lane): such tiles run as ordinary loops, so
+  // no load leaves the tensor and no error is raised where the interpreter raises none.
+  std::string options = R"({"outerScheduleFusionStrategy": "Min", "tile": [1, 4, 2, 16, 3, 3, 3], "registerTile": [1, 4, 2, 16],
+      "cpu": {"vectorWidth": 16, "pointLoopOrder": [0, 4, 5, 6, 1, 2, 3], "registerAccumulate": true}})";
+  SizeMap sizes = {{"N", 2}, {"C", 3}, {"H", 6}, {"W", 20}, {"K", 4}, {"D", 25}};
+  for (const char* extra : {"M(y + r - 1)", "J(y + r + x + s - 2)"}) {
+    std::string text = std::string(R"(
+def padded(float(N,C,H,W) I, float(K,C,3,3) Wt, float(H) M, float(D) J) -> (O) {
+    O(n, k, y, x) +=! (y + r - 1 >= 0 && y + r - 1 < H && x + s - 1 >= 0 && x + s - 1 < W) ? I(n, c, y + r - 1, x + s - 1) * Wt(k, c, r, s) * )") +
+                       extra + R"( : 0.0 where y in 0:H, x in 0:W, r in 0:3, s in 0:3
+})";
+    check(text, {extra, sizes, options});
+  }
+  // A tile whose start is left to its lanes keeps only its own accumulators: x runs from
+  // max(32 c, 20) to min(32 c + 31, 43), and 20..43 is the shorter span, so the second
+  // tile's lanes start at 20; those up to 31 are the first tile's, which another thread
+  // may be writing, and are not loaded and stored again.
+  std::string late = R"(
+def late(float(M,K) A) -> (O) {
+    O(x) +=! (x >= 20) ? A(x, k) : 0.0 where x in 0:M
+})";
+  std::string tiles = R"({"outerScheduleFusionStrategy": "Min", "tile": [32, 4], "registerTile": [32],
+      "cpu": {"vectorWidth": 8, "pointLoopOrder": [1, 0], "registerAccumulate": true}})";
+  check(late, {"start at 20", {{"M", 44}, {"K", 5}}, tiles});
+}
+
 TEST(RegisterTile, ATapOutsideTheImageAddsNothingEvenTimesAnInfiniteWeight) {
   // The guard's zero is no product: where tap (0, 0) falls outside, an infinite weight
   // there must not turn the sum into NaN (0 * inf), as a masked lane's zero would.
