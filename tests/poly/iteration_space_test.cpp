@@ -206,3 +206,30 @@ TEST(IterationSpace, TileFootprints) {
 
 }  // namespace
 }  // namespace tcs
+
+namespace tcs {
+namespace {
+
+TEST(IterationSpace, APaddedConvolutionShowsOnlyTheTapsInsideTheImage) {
+  // The guard is the statement's domain (lang/DomainGuard): the explorers draw the taps
+  // that run, not the whole box, and the initialisation still covers every output.
+  const std::string padded = R"(
+def padded(float(N,C,H,W) I, float(K,C,3,3) Wt) -> (O) {
+    O(n, k, y, x) +=! (y + r - 1 >= 0 && y + r - 1 < H && x + s - 1 >= 0 && x + s - 1 < W) ? I(n, c, y + r - 1, x + s - 1) * Wt(k, c, r, s) : 0.0 where y in 0:H, x in 0:W, r in 0:3, s in 0:3
+})";
+  const int64_t H = 4, W = 5;
+  CompileResult r = lower(padded, {{"N", 1}, {"C", 1}, {"K", 1}, {"H", H}, {"W", W}}, R"({"cpu": {"vectorize": false}})");
+  auto space = iteration_space(r.lowering, SpaceQuery{});
+  ASSERT_TRUE(space) << space.error();
+  size_t inside = 0;
+  for (int64_t y = 0; y < H; ++y)
+    for (int64_t x = 0; x < W; ++x)
+      for (int64_t t = 0; t < 9; ++t)
+        inside += y + t / 3 - 1 >= 0 && y + t / 3 - 1 < H && x + t % 3 - 1 >= 0 && x + t % 3 - 1 < W;
+  EXPECT_EQ(statement(*space, "S0").points.size(), inside);
+  EXPECT_LT(inside, size_t(H * W * 9));
+  EXPECT_EQ(statement(*space, "S0_init").points.size(), size_t(H * W));
+}
+
+}  // namespace
+}  // namespace tcs
