@@ -53,8 +53,21 @@ class StmtRanges {
     for (size_t i = 0; i < e.args.size(); ++i) collect_reads(*e.args[i], guarded || (lazy && i > 0));
   }
 
+  // The indices a condition names: of '?:' or left of '&&' / '||'.
+  void collect_conditions(const Expr& e) {
+    auto names = [&](auto& self, const Expr& x) -> void {
+      if (x.kind == ExprKind::Name && x.ref == NameRef::Index) in_conditions_.push_back(x.ref_id);
+      for (const auto& a : x.args) self(self, *a);
+    };
+    bool lazy = e.kind == ExprKind::Ternary ||
+                (e.kind == ExprKind::Binary && (e.op == TokenKind::AndAnd || e.op == TokenKind::OrOr));
+    if (lazy) names(names, *e.args[0]);
+    for (const auto& a : e.args) collect_conditions(*a);
+  }
+
   void collect() {
     collect_reads(*s_.ast->rhs);
+    collect_conditions(*s_.ast->rhs);
     for (const ast::WhereClause& c : s_.ast->where)
       if (c.kind == ast::WhereClause::Exists) collect_reads(*c.value);
     // The left-hand side of a tensor whose shape is already known (declared, or defined by
@@ -104,16 +117,27 @@ class StmtRanges {
       std::vector<std::pair<int, std::pair<SymExpr, SymExpr>>> solved_now;
       for (size_t v = 0; v < s_.indices.size(); ++v) {
         if (s_.indices[v].solved) continue;
-        std::optional<SymExpr> lo, hi;
+        std::optional<SymExpr> lo, hi, plain_lo, plain_hi, guarded_lo, guarded_hi;
+        const AccessConstraint* guarded = nullptr;
+        auto meet = [](std::optional<SymExpr>& a, std::optional<SymExpr>& b, const SymExpr& l, const SymExpr& h) {
+          a = a ? SymExpr::max(*a, l) : l;
+          b = b ? SymExpr::min(*b, h) : h;
+        };
         for (AccessConstraint& c : s_.constraints) {
           int which = -1;
           if (!c.affine || unsolved_count(c, &which) != 1 || which != int(v)) continue;
           if (std::none_of(c.coefs.begin(), c.coefs.end(), [&](auto p) { return p.first == int(v); })) continue;
           auto [clo, chi] = solve_one(c, int(v));
-          lo = lo ? SymExpr::max(*lo, clo) : clo;
-          hi = hi ? SymExpr::min(*hi, chi) : chi;
+          meet(lo, hi, clo, chi);
+          // A read under a condition that names the index alone (a weight's W(kh)) bounds
+          // it as any read does; one that shifts it (I(y + kh - 1)) may be what the
+          // condition was written to skip.
+          bool alone = c.coefs.size() == 1 && c.coefs[0].second == 1 && c.rest == SymExpr(0);
+          if (c.guarded && !alone) meet(guarded_lo, guarded_hi, clo, chi), guarded = guarded ? guarded : &c;
+          else meet(plain_lo, plain_hi, clo, chi);
           c.used_to_solve = true;
         }
+        if (guarded) warn_if_narrowed(int(v), *guarded, plain_lo, plain_hi, *guarded_lo, *guarded_hi);
         if (lo) solved_now.push_back({int(v), {*lo, *hi}});
       }
       if (solved_now.empty()) return;
@@ -124,6 +148,29 @@ class StmtRanges {
         ix.hi = iv.second;
       }
     }
+  }
+
+  // Reads in a branch of '?:' (or right of '&&', '||') bound ranges too (LANGUAGE.md §4),
+  // which surprises whoever wrote the branch's guard to skip the values outside: a padded
+  // convolution without `where` clauses for its taps sums only the middle one. Says so,
+  // for an index a condition names, when such a read narrows what the other reads allow
+  // or alone bounds the index.
+  void warn_if_narrowed(int v, const AccessConstraint& c, const std::optional<SymExpr>& plain_lo,
+                        const std::optional<SymExpr>& plain_hi, const SymExpr& guarded_lo, const SymExpr& guarded_hi) {
+    if (std::find(in_conditions_.begin(), in_conditions_.end(), v) == in_conditions_.end()) return;
+    const std::string& name = s_.indices[size_t(v)].name;
+    std::string read = "'" + access_text(c) + "'";
+    if (!plain_lo) {
+      diags_.warning(c.range, "index '" + name + "' takes its range [" + guarded_lo.str() + ", " + guarded_hi.str() +
+                                  "] only from " + read + ", a read under a condition; if the condition is meant to "
+                                  "skip values outside the tensor, give the range with 'where " + name + " in lo:hi'");
+      return;
+    }
+    if ((*plain_lo - guarded_lo).provably_nonnegative() && (guarded_hi - *plain_hi).provably_nonnegative()) return;
+    diags_.warning(c.range, "the read " + read + " under a condition narrows index '" + name + "' from [" + plain_lo->str() +
+                                ", " + plain_hi->str() + "]; if the condition is meant to skip values outside the "
+                                "tensor, keep the range with 'where " + name + " in " + plain_lo->str() + ":" +
+                                (*plain_hi + SymExpr(1)).str() + "'");
   }
 
   std::string slice(const AccessConstraint& c) const {
@@ -212,6 +259,7 @@ class StmtRanges {
   SemaStmt& s_;
   const SourceFile& file_;
   Diagnostics& diags_;
+  std::vector<int> in_conditions_;
 };
 
 }  // namespace

@@ -555,6 +555,37 @@ TEST(RangeInferenceWarnings, UncheckedPreconditionOnCoupledSubscript) {
   EXPECT_EQ(leftovers, 1);
 }
 
+TEST(RangeInferenceWarnings, AReadUnderAConditionThatNarrowsARangeSaysSo) {
+  // Per §4 the read in the branch bounds kh too: with y over the whole image, only the
+  // middle tap keeps I's read inside, so the sum has one tap, not the padded three.
+  Kernel k = check_ok(
+      "def same(float(N,C,H,W) I, float(F,C,KH,KW) Wt) -> (O) {\n"
+      "    O(n, f, y, x) +=! (y + kh - 1 >= 0 && y + kh - 1 < H && x + kw - 1 >= 0 && x + kw - 1 < W) ? "
+      "I(n, c, y + kh - 1, x + kw - 1) * Wt(f, c, kh, kw) : 0.0 where y in 0:H, x in 0:W\n"
+      "}\n");
+  ASSERT_TRUE(k.def);
+  auto w = k.warnings();
+  ASSERT_EQ(w.size(), 2u) << all_diagnostics(*k.file);
+  EXPECT_EQ(text_of(*k.file, *w[0]), "y + kh - 1");
+  EXPECT_TRUE(has_substr(w[0]->message, "narrows index 'kh' from [0, KH - 1]"));
+  EXPECT_TRUE(has_substr(w[0]->message, "'where kh in 0:KH'"));
+  EXPECT_TRUE(has_substr(w[1]->message, "index 'kw'"));
+  // Alone: the output's rows come from the guarded read only.
+  Kernel alone = check_ok("def shift(float(N) A) -> (O) { O(i) = (i >= 1) ? A(i - 1) : 0.0 }\n");
+  ASSERT_TRUE(alone.def);
+  auto a = alone.warnings();
+  ASSERT_EQ(a.size(), 1u) << all_diagnostics(*alone.file);
+  EXPECT_TRUE(has_substr(a[0]->message, "index 'i' takes its range [1, N] only from 'A(... i - 1 ...)'"));
+  // With the ranges written out: nothing to say.
+  Kernel written = check_ok(
+      "def same(float(N,C,H,W) I, float(F,C,KH,KW) Wt) -> (O) {\n"
+      "    O(n, f, y, x) +=! (y + kh - 1 >= 0 && y + kh - 1 < H) ? I(n, c, y + kh - 1, x) * Wt(f, c, kh, 0) : 0.0 "
+      "where y in 0:H, x in 0:W, kh in 0:KH\n"
+      "}\n");
+  ASSERT_TRUE(written.def);
+  EXPECT_TRUE(written.warnings().empty()) << all_diagnostics(*written.file);
+}
+
 TEST(RangeInferenceWarnings, NoWarningWhenThePreconditionIsProvable) {
   Kernel k = check_ok("def copy(float(N) X) -> (O) { O(i) = X(i) where i in 0:N }\n");
   ASSERT_TRUE(k.def);
