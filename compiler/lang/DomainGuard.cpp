@@ -17,9 +17,13 @@ bool is_identity(const Expr& e, ast::ReduceOp op) {
 }
 
 // Whether `e` computes in the integers what linearize says: indices, sizes and literals
-// under + -, products by a literal and non-negative sizes over a positive literal, all in
-// a signed integer type. A cast may wrap (int8(i)), `/` truncates where linearize floors,
-// unsigned types wrap, and a product of sizes is no affine constraint.
+// under + -, products by a literal up to kFactor and non-negative sizes over a positive
+// literal, all in a signed integer type. A cast may wrap (int8(i)), `/` truncates where
+// linearize floors, unsigned types wrap, a large factor wraps int32 at ordinary sizes
+// (k * 100000000), and a product of sizes is no affine constraint. Sums of indices and
+// sizes wrap only at sizes near 2^31, as the kernel's own subscripts would.
+constexpr int64_t kFactor = 1 << 12;
+
 bool plain(const Expr& e) {
   if (!scalar_type_is_integer(e.type) || !scalar_type_is_signed(e.type)) return false;
   switch (e.kind) {
@@ -32,8 +36,12 @@ bool plain(const Expr& e) {
         return e.args[1]->kind == ExprKind::IntLiteral && e.args[1]->int_value > 0 && n.affine && !n.has_indices() &&
                n.rest.provably_nonnegative() && plain(*e.args[0]);
       }
-      if (e.op == TokenKind::Star && e.args[0]->kind != ExprKind::IntLiteral && e.args[1]->kind != ExprKind::IntLiteral)
-        return false;
+      if (e.op == TokenKind::Star) {  // by a small literal: a stride or a dilation, not a product that wraps
+        auto small = [](const Expr& x) {
+          return x.kind == ExprKind::IntLiteral && x.int_value >= -kFactor && x.int_value <= kFactor;
+        };
+        if (!small(*e.args[0]) && !small(*e.args[1])) return false;
+      }
       return (e.op == TokenKind::Plus || e.op == TokenKind::Minus || e.op == TokenKind::Star) && plain(*e.args[0]) &&
              plain(*e.args[1]);
     default: return false;

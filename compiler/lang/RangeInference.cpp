@@ -11,6 +11,12 @@ using ast::Expr;
 using ast::ExprKind;
 using ast::NameRef;
 
+// A read under a condition that bounds an index, and the bounds it gives.
+struct Narrowing {
+  const AccessConstraint* c;
+  SymExpr lo, hi;
+};
+
 class StmtRanges {
  public:
   StmtRanges(const SemaDef& def, SemaStmt& s, const SourceFile& file, Diagnostics& diags)
@@ -117,8 +123,8 @@ class StmtRanges {
       std::vector<std::pair<int, std::pair<SymExpr, SymExpr>>> solved_now;
       for (size_t v = 0; v < s_.indices.size(); ++v) {
         if (s_.indices[v].solved) continue;
-        std::optional<SymExpr> lo, hi, plain_lo, plain_hi, guarded_lo, guarded_hi;
-        const AccessConstraint* guarded = nullptr;
+        std::optional<SymExpr> lo, hi, plain_lo, plain_hi;
+        std::vector<Narrowing> guarded;
         auto meet = [](std::optional<SymExpr>& a, std::optional<SymExpr>& b, const SymExpr& l, const SymExpr& h) {
           a = a ? SymExpr::max(*a, l) : l;
           b = b ? SymExpr::min(*b, h) : h;
@@ -133,12 +139,14 @@ class StmtRanges {
           // it as any read does; one that shifts it (I(y + kh - 1)) may be what the
           // condition was written to skip.
           bool alone = c.coefs.size() == 1 && c.coefs[0].second == 1 && c.rest == SymExpr(0);
-          if (c.guarded && !alone) meet(guarded_lo, guarded_hi, clo, chi), guarded = guarded ? guarded : &c;
+          if (c.guarded && !alone) guarded.push_back({&c, clo, chi});
           else meet(plain_lo, plain_hi, clo, chi);
           c.used_to_solve = true;
         }
-        if (guarded) warn_if_narrowed(int(v), *guarded, plain_lo, plain_hi, *guarded_lo, *guarded_hi);
-        if (lo) solved_now.push_back({int(v), {*lo, *hi}});
+        if (lo) {
+          warn_if_narrowed(int(v), guarded, plain_lo, plain_hi, *lo, *hi);
+          solved_now.push_back({int(v), {*lo, *hi}});
+        }
       }
       if (solved_now.empty()) return;
       for (auto& [v, iv] : solved_now) {
@@ -155,22 +163,33 @@ class StmtRanges {
   // convolution without `where` clauses for its taps sums only the middle one. Says so,
   // for an index a condition names, when such a read narrows what the other reads allow
   // or alone bounds the index.
-  void warn_if_narrowed(int v, const AccessConstraint& c, const std::optional<SymExpr>& plain_lo,
-                        const std::optional<SymExpr>& plain_hi, const SymExpr& guarded_lo, const SymExpr& guarded_hi) {
-    if (std::find(in_conditions_.begin(), in_conditions_.end(), v) == in_conditions_.end()) return;
+  void warn_if_narrowed(int v, const std::vector<Narrowing>& guarded, const std::optional<SymExpr>& plain_lo,
+                        const std::optional<SymExpr>& plain_hi, const SymExpr& lo, const SymExpr& hi) {
+    if (guarded.empty() || std::find(in_conditions_.begin(), in_conditions_.end(), v) == in_conditions_.end()) return;
     const std::string& name = s_.indices[size_t(v)].name;
-    std::string read = "'" + access_text(c) + "'";
+    std::string range = "[" + lo.str() + ", " + hi.str() + "]";
+    // A concrete `where` when the bounds print as size expressions the language reads
+    // (SymExpr spells floor division and extrema as calls it does not).
+    auto where = [&](const SymExpr& from, const SymExpr& to) {
+      std::string a = from.str(), b = (to + SymExpr(1)).str();
+      bool plain = a.find('(') == std::string::npos && b.find('(') == std::string::npos;
+      return "'where " + name + " in " + (plain ? a + ":" + b : std::string("lo:hi")) + "'";
+    };
+    const std::string hint = "; if the condition is meant to skip values outside the tensor, ";
     if (!plain_lo) {
-      diags_.warning(c.range, "index '" + name + "' takes its range [" + guarded_lo.str() + ", " + guarded_hi.str() +
-                                  "] only from " + read + ", a read under a condition; if the condition is meant to "
-                                  "skip values outside the tensor, give the range with 'where " + name + " in lo:hi'");
+      const AccessConstraint& c = *guarded.front().c;
+      diags_.warning(c.range, "index '" + name + "' takes its range " + range + " only from '" + access_text(c) +
+                                  "', a read under a condition" + hint + "give the range with 'where " + name + " in lo:hi'");
       return;
     }
-    if ((*plain_lo - guarded_lo).provably_nonnegative() && (guarded_hi - *plain_hi).provably_nonnegative()) return;
-    diags_.warning(c.range, "the read " + read + " under a condition narrows index '" + name + "' from [" + plain_lo->str() +
-                                ", " + plain_hi->str() + "]; if the condition is meant to skip values outside the "
-                                "tensor, keep the range with 'where " + name + " in " + plain_lo->str() + ":" +
-                                (*plain_hi + SymExpr(1)).str() + "'");
+    // The first read under a condition that may bound the index more tightly.
+    for (const Narrowing& g : guarded) {
+      if ((*plain_lo - g.lo).provably_nonnegative() && (g.hi - *plain_hi).provably_nonnegative()) continue;
+      diags_.warning(g.c->range, "the read '" + access_text(*g.c) + "' under a condition bounds index '" + name + "' to " +
+                                     range + "; its other reads allow [" + plain_lo->str() + ", " + plain_hi->str() + "]" +
+                                     hint + "keep that range with " + where(*plain_lo, *plain_hi));
+      return;
+    }
   }
 
   std::string slice(const AccessConstraint& c) const {

@@ -69,9 +69,9 @@ def diagonal(float(N,N) A) -> (t) {
 
 TEST(DomainGuard, OtherShapesKeepTheWholeRightHandSide) {
   // Not a guard: an assignment, a non-identity, max, a data test, !=, comparisons that wrap
-  // (unsigned, a narrowing cast), a division that truncates a negative, a product of sizes
-  // (no affine bound when the sizes stay symbolic), and a sum into an existing tensor,
-  // which may hold -0 (-0 + 0 is +0).
+  // (unsigned, a narrowing cast, a large factor), a division that truncates a negative, a
+  // product of sizes (no affine bound when the sizes stay symbolic), and a sum into an
+  // existing tensor, which may hold -0 (-0 + 0 is +0).
   auto c = checked(R"(
 def assigned(float(N) A) -> (O) {
     O(i) = (i < 3) ? A(i) : 0.0
@@ -96,6 +96,9 @@ def narrowed(float(N,N) A) -> (O) {
 }
 def truncated(float(N,N) A) -> (O) {
     O(i) +=! (k - 3 < (N - 10) / 2) ? A(i, k) : 0.0
+}
+def wrapping(float(N,N) A) -> (O) {
+    O(i) +=! (k * 100000000 < 500000000) ? A(i, k) : 0.0
 }
 def size_product(float(N,N) A) -> (O) {
     O(i) +=! (k < N * N) ? A(i, k) : 0.0
