@@ -150,8 +150,13 @@ class Emitter {
   // the points the bounds leave out.
   bool reads_stay_inside(const RegisterTile& t);
   // Which of the `lanes` lanes of the tile's current vector lie inside its moving bounds
-  // (bools), or null when its bounds do not move.
-  llvm::Value* lanes_inside(const RegisterTile& t, int lanes, Env& env);
+  // (bools), or null when its bounds do not move; with `fixed_only`, inside those of its
+  // bounds that do not move with the reduction loops.
+  llvm::Value* lanes_inside(const RegisterTile& t, int lanes, Env& env, bool fixed_only = false);
+  // first, first + step, ... over `lanes` lanes.
+  llvm::Value* lane_values(llvm::Value* first, int lanes, int64_t step);
+  // mask &= c, where a null mask or c takes every lane.
+  void both(llvm::Value*& mask, llvm::Value* c);
 
   // Reductions whose register tiles start their accumulators from the identity where the
   // reduction begins (PolyStmt::reduction_first), so their initialisation's own nest is

@@ -114,13 +114,6 @@ llvm::Value* Emitter::vexpr(const Expr& e, Env& env, int lanes, const std::vecto
 
 namespace {
 
-// Whether `e` moves with one of the loops `reds`.
-bool moves_with(const LExpr& e, const std::vector<const LoopNode*>& reds) {
-  for (const LoopNode* r : reds)
-    if (iter_coefficient(e, r->iter) != std::optional<int64_t>(0)) return true;
-  return false;
-}
-
 // `e` as the `op` (min or max) of its terms, nested ones flattened.
 void terms_of(const LExpr& e, LExpr::Op op, std::vector<LExpr>& out) {
   if (e.op != op) {
@@ -377,8 +370,6 @@ void Emitter::emit_tile(const RegisterTile& t, const std::vector<llvm::Value*>& 
   const Expr& rhs = stmt_->value();
   int lanes = t.lanes;
   bool masked = t.masked();
-  std::vector<uint64_t> lane_numbers(size_t(std::max(lanes, 1)));
-  for (size_t i = 0; i < lane_numbers.size(); ++i) lane_numbers[i] = i;
   llvm::Value* kept = nullptr;  // at_point's lanes whose accumulators are loaded and stored
   auto at_point = [&](const TilePoint& p) {
     lane_mask_ = nullptr;
@@ -390,8 +381,7 @@ void Emitter::emit_tile(const RegisterTile& t, const std::vector<llvm::Value*>& 
     for (size_t i = 0; i < chain.size(); ++i) {
       llvm::Value* v = B.CreateNSWAdd(first[i], B.getInt64(uint64_t(p.at[i])));
       if (masked && chain[i] == t.vloop) {  // lane j runs iff v + j <= last
-        llvm::Value* lane_at = B.CreateAdd(B.CreateVectorSplat(unsigned(lanes), v), llvm::ConstantDataVector::get(C, lane_numbers));
-        lane_mask_ = B.CreateICmpSLE(lane_at, B.CreateVectorSplat(unsigned(lanes), last[i]));
+        lane_mask_ = B.CreateICmpSLE(lane_values(v, lanes, 1), B.CreateVectorSplat(unsigned(lanes), last[i]));
       }
       if (t.clamped[i]) v = B.CreateBinaryIntrinsic(llvm::Intrinsic::smin, v, last[i]);
       env.iters[size_t(chain[i]->iter)] = v;
@@ -406,29 +396,13 @@ void Emitter::emit_tile(const RegisterTile& t, const std::vector<llvm::Value*>& 
       // left-hand tensor and inside the loops' bounds that do not move: those past a
       // start that was left to the lanes (max(32 c, 20) started at 20) are another
       // tile's. lanes_inside adds the moving bounds to the loads' masks in each step.
-      for (size_t i = 0; i < chain.size(); ++i) {
-        std::vector<llvm::Constant*> steps;
-        for (int j = 0; j < p.lanes; ++j) steps.push_back(B.getInt64(chain[i] == t.vloop ? uint64_t(j) : 0));
-        llvm::Value* at = B.CreateAdd(B.CreateVectorSplat(unsigned(p.lanes), env.iters[size_t(chain[i]->iter)]),
-                                      llvm::ConstantVector::get(steps));
-        auto bound = [&](const LExpr& e, bool lower) {
-          if (moves_with(e, reds)) return;
-          llvm::Value* b = B.CreateVectorSplat(unsigned(p.lanes), as_int(lx(e, env)));
-          llvm::Value* in = lower ? B.CreateICmpSGE(at, b) : B.CreateICmpSLE(at, b);
-          kept = kept ? B.CreateAnd(kept, in) : in;
-        };
-        for (const LExpr& e : t.from[i]) bound(e, true);
-        for (const LExpr& e : t.to[i]) bound(e, false);
-      }
+      both(kept, lanes_inside(t, p.lanes, env, true));
       const TensorLayout& out = layout_.tensors[size_t(sem.lhs_tensor)];
       for (size_t d = 0; d < lhs.size(); ++d) {
-        std::vector<llvm::Constant*> steps;
-        for (int j = 0; j < p.lanes; ++j) steps.push_back(B.getInt64(uint64_t(j * *t.dv[d])));
-        llvm::Value* at = B.CreateAdd(B.CreateVectorSplat(unsigned(p.lanes), lhs[d]), llvm::ConstantVector::get(steps));
+        llvm::Value* at = lane_values(lhs[d], p.lanes, *t.dv[d]);
         llvm::Value* lo = sym(out.lo[d], env), *hi = sym(out.lo[d] + out.extent[d] - SymExpr(1), env);
-        llvm::Value* in = B.CreateAnd(B.CreateICmpSGE(at, B.CreateVectorSplat(unsigned(p.lanes), lo)),
-                                      B.CreateICmpSLE(at, B.CreateVectorSplat(unsigned(p.lanes), hi)));
-        kept = kept ? B.CreateAnd(kept, in) : in;
+        both(kept, B.CreateICmpSGE(at, B.CreateVectorSplat(unsigned(p.lanes), lo)));
+        both(kept, B.CreateICmpSLE(at, B.CreateVectorSplat(unsigned(p.lanes), hi)));
       }
     }
     return read_offset_of(sem.lhs_tensor, lhs, env);
@@ -494,7 +468,7 @@ void Emitter::emit_tile(const RegisterTile& t, const std::vector<llvm::Value*>& 
       at_point(points[i]);
       // Where bounds move, only the lanes inside them this step load and sum.
       llvm::Value* inside = lanes_inside(t, points[i].lanes, env);
-      if (inside) lane_mask_ = lane_mask_ ? B.CreateAnd(lane_mask_, inside) : inside;
+      both(lane_mask_, inside);
       llvm::Value* v = vexpr(rhs, env, points[i].lanes, t.dv);
       llvm::IRBuilderBase::FastMathFlagGuard guard(B);
       B.setFastMathFlags(fmf);
@@ -546,20 +520,31 @@ bool Emitter::reads_stay_inside(const RegisterTile& t) {
   return true;
 }
 
-llvm::Value* Emitter::lanes_inside(const RegisterTile& t, int lanes, Env& env) {
+llvm::Value* Emitter::lane_values(llvm::Value* first, int lanes, int64_t step) {
+  std::vector<llvm::Constant*> steps;
+  for (int j = 0; j < lanes; ++j) steps.push_back(B.getInt64(uint64_t(j * step)));
+  return B.CreateAdd(B.CreateVectorSplat(unsigned(lanes), first), llvm::ConstantVector::get(steps));
+}
+
+void Emitter::both(llvm::Value*& mask, llvm::Value* c) {
+  if (c) mask = mask ? B.CreateAnd(mask, c) : c;
+}
+
+llvm::Value* Emitter::lanes_inside(const RegisterTile& t, int lanes, Env& env, bool fixed_only) {
   if (!t.moving()) return nullptr;
   llvm::Value* inside = nullptr;
-  auto both = [&](llvm::Value* c) { inside = inside ? B.CreateAnd(inside, c) : c; };
   for (size_t i = 0; i < t.chain.size(); ++i) {
     if (t.from[i].empty() && t.to[i].empty()) continue;
     // The loop's value at each lane (at_point set its iterator to lane 0's; a row loop's
     // is the same at every lane).
-    std::vector<llvm::Constant*> steps;
-    for (int j = 0; j < lanes; ++j) steps.push_back(B.getInt64(t.chain[i] == t.vloop ? uint64_t(j) : 0));
-    llvm::Value* at = B.CreateAdd(B.CreateVectorSplat(unsigned(lanes), env.iters[size_t(t.chain[i]->iter)]),
-                                  llvm::ConstantVector::get(steps));
-    for (const LExpr& e : t.from[i]) both(B.CreateICmpSGE(at, B.CreateVectorSplat(unsigned(lanes), as_int(lx(e, env)))));
-    for (const LExpr& e : t.to[i]) both(B.CreateICmpSLE(at, B.CreateVectorSplat(unsigned(lanes), as_int(lx(e, env)))));
+    llvm::Value* at = lane_values(env.iters[size_t(t.chain[i]->iter)], lanes, t.chain[i] == t.vloop ? 1 : 0);
+    auto bound = [&](const LExpr& e, bool lower) {
+      if (fixed_only && moves_with(e, t.reds)) return;
+      llvm::Value* b = B.CreateVectorSplat(unsigned(lanes), as_int(lx(e, env)));
+      both(inside, lower ? B.CreateICmpSGE(at, b) : B.CreateICmpSLE(at, b));
+    };
+    for (const LExpr& e : t.from[i]) bound(e, true);
+    for (const LExpr& e : t.to[i]) bound(e, false);
   }
   return inside;
 }

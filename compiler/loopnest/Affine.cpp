@@ -86,6 +86,12 @@ std::optional<int64_t> iter_coefficient(const LExpr& e, int iter) {
   }
 }
 
+bool moves_with(const LExpr& e, const std::vector<const LoopNode*>& loops) {
+  for (const LoopNode* l : loops)
+    if (iter_coefficient(e, l->iter) != std::optional<int64_t>(0)) return true;
+  return false;
+}
+
 std::optional<std::pair<int64_t, int64_t>> value_range(const LExpr& e,
                                                        const std::map<int, std::pair<int64_t, int64_t>>& ranges) {
   using Op = LExpr::Op;

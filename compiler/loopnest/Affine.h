@@ -22,6 +22,9 @@ std::optional<int64_t> iter_coefficient(const LExpr& e, int iter);
 std::optional<std::pair<int64_t, int64_t>> value_range(const LExpr& e,
                                                        const std::map<int, std::pair<int64_t, int64_t>>& ranges);
 
+// Whether `e` moves with one of `loops` (mentions its iterator other than times zero).
+bool moves_with(const LExpr& e, const std::vector<const LoopNode*>& loops);
+
 // A partial tile's loop runs from init to min(a, b), one side a constant distance from
 // init (the full tile's bound) and the other the domain's edge: those two, when so.
 struct TileBound {

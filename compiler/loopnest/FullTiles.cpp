@@ -17,12 +17,6 @@ std::vector<LoopNode*> register_chain(LoopNode& n) {
   return chain;
 }
 
-bool uses(const LExpr& e, const std::vector<const LoopNode*>& loops) {
-  for (const LoopNode* l : loops)
-    if (iter_coefficient(e, l->iter) != std::optional<int64_t>(0)) return true;
-  return false;
-}
-
 // Splits the register tile under `n`'s accumulating loops into a full-tile copy, where
 // every register loop runs its whole span, and the original for the edge. The test goes
 // outside the outermost accumulating loop that does not move the edge, so a
@@ -49,7 +43,7 @@ bool split(LoopNode& n) {
   for (size_t outer = 0; outer < reds.size(); ++outer) {
     std::vector<const LoopNode*> inside(reds.begin() + long(outer), reds.end());
     bool movable = true;
-    for (const auto& [i, b] : bounds) movable = movable && !uses(b.edge, inside) && !uses(b.full, inside);
+    for (const auto& [i, b] : bounds) movable = movable && !moves_with(b.edge, inside) && !moves_with(b.full, inside);
     if (!movable) continue;
     LoopNode& at = *below(n, outer);
     LoopNode full = at;
