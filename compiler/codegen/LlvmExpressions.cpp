@@ -3,6 +3,7 @@
 // out-of-range data-dependent subscripts set an error bit instead of trapping.
 #include "codegen/LlvmEmitterImpl.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include <llvm/IR/Intrinsics.h>
@@ -16,8 +17,17 @@ namespace tcs::llvm_emit {
 namespace {
 
 // Builtins with an LLVM intrinsic computing them in float (after those LlvmMath.cpp
-// computes inline); the rest call the reference implementation in double.
-llvm::Intrinsic::ID float_intrinsic(std::string_view n) {
+// computes inline); in double only those whose result is exact or correctly rounded
+// (the others would call the C library per element as the reference does). The rest
+// call the reference implementation in double.
+llvm::Intrinsic::ID math_intrinsic(std::string_view n, ScalarType t) {
+  if (t == ScalarType::Float64) {
+    static const char* exact[] = {"sqrt", "fabs", "floor", "ceil", "trunc", "rint", "nearbyint", "round",
+                                  "copysign", "fma", "fmax", "fmin"};
+    if (std::find(std::begin(exact), std::end(exact), n) == std::end(exact)) return llvm::Intrinsic::not_intrinsic;
+  } else if (t != ScalarType::Float32) {
+    return llvm::Intrinsic::not_intrinsic;
+  }
   using namespace llvm;
   static const std::pair<const char*, Intrinsic::ID> table[] = {
       {"sqrt", Intrinsic::sqrt},   {"fabs", Intrinsic::fabs},   {"floor", Intrinsic::floor},
@@ -25,7 +35,7 @@ llvm::Intrinsic::ID float_intrinsic(std::string_view n) {
       {"nearbyint", Intrinsic::nearbyint}, {"round", Intrinsic::round}, {"copysign", Intrinsic::copysign},
       {"fma", Intrinsic::fma},     {"fmax", Intrinsic::maxnum}, {"fmin", Intrinsic::minnum},
       {"exp", Intrinsic::exp},     {"exp2", Intrinsic::exp2},   {"log", Intrinsic::log},
-      {"log2", Intrinsic::log2},   {"log10", Intrinsic::log10}, {"pow", Intrinsic::pow},
+      {"log2", Intrinsic::log2},   {"log10", Intrinsic::log10},
       {"sin", Intrinsic::sin},     {"cos", Intrinsic::cos}};
   for (auto& [name, id] : table)
     if (n == name) return id;
@@ -258,22 +268,33 @@ llvm::Value* Emitter::read_offset(const Expr& e, Env& env) {
 
 llvm::Value* Emitter::call_builtin(const Expr& e, Env& env) {
   const Builtin& b = builtins()[size_t(e.ref_id)];
-  llvm::Intrinsic::ID id = float_intrinsic(b.name);
+  // float16 is computed in float and rounded once: a float holds every half exactly, and
+  // the float functions err far below a half's unit in the last place. (nextafter steps
+  // by the result type's unit, so it stays with the reference.)
+  ScalarType t = e.type == ScalarType::Float16 && b.name != "nextafter" ? ScalarType::Float32 : e.type;
   std::vector<llvm::Value*> args;
-  if (float_math_builtin(b.name) && e.type == ScalarType::Float32)
-    return emit_float_math(B, b.name, convert(expr(*e.args[0], env), e.args[0]->type, ScalarType::Float32));
-  if (id != llvm::Intrinsic::not_intrinsic && e.type == ScalarType::Float32) {
-    for (const auto& a : e.args) args.push_back(convert(expr(*a, env), a->type, ScalarType::Float32));
-    return B.CreateIntrinsic(id, {B.getFloatTy()}, args);
+  auto args_in = [&](ScalarType in) {
+    for (const auto& a : e.args) args.push_back(convert(expr(*a, env), a->type, in));
+  };
+  if (inline_math_builtin(b.name, t)) {
+    args_in(t);
+    return convert(emit_inline_math(B, b.name, args[0]), t, e.type);
+  }
+  if (b.name == "pow" && t == ScalarType::Float32) {
+    args_in(t);
+    return convert(emit_float_pow(B, args[0], args[1]), t, e.type);
+  }
+  if (llvm::Intrinsic::ID id = math_intrinsic(b.name, t); id != llvm::Intrinsic::not_intrinsic) {
+    args_in(t);
+    return convert(B.CreateIntrinsic(id, {reg_type(t)}, args), t, e.type);
   }
   if (b.name == "nextafter" && e.type == ScalarType::Float32) {  // a step in float, not in double
-    llvm::Value* x = convert(expr(*e.args[0], env), e.args[0]->type, ScalarType::Float32);
-    llvm::Value* y = convert(expr(*e.args[1], env), e.args[1]->type, ScalarType::Float32);
+    args_in(ScalarType::Float32);
     llvm::FunctionCallee f = module_->getOrInsertFunction(
         "nextafterf", llvm::FunctionType::get(B.getFloatTy(), {B.getFloatTy(), B.getFloatTy()}, false));
-    return B.CreateCall(f, {x, y});
+    return B.CreateCall(f, args);
   }
-  for (const auto& a : e.args) args.push_back(convert(expr(*a, env), a->type, ScalarType::Float64));
+  args_in(ScalarType::Float64);
   std::vector<llvm::Type*> params(args.size(), B.getDoubleTy());
   llvm::FunctionCallee f = module_->getOrInsertFunction(
       "tcs_builtin_" + std::string(b.name), llvm::FunctionType::get(B.getDoubleTy(), params, false));

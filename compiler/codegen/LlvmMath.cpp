@@ -1,11 +1,12 @@
-// Float builtins as straight-line IR: no call per element, so LLVM's loop vectoriser
-// turns a loop of exp or tanh into vector code, in float as the tensor is.
+// Math builtins as straight-line IR: no call per element, so LLVM's loop vectoriser
+// turns a loop of exp or tanh into vector code, in float or in double as the tensor is.
 //
-// Each function reduces the argument to a small range and evaluates a polynomial there.
-// Accuracy, measured against the double-precision reference over the float range: exp
-// and log within a few ulp, tanh and erf within 2e-6 relative (the checks' bound is 1e-4).
-// Special values follow C: exp(-inf) = 0, exp(+inf) = inf, log(0) = -inf, log(x < 0)
-// = NaN, and a NaN argument gives NaN.
+// Each function reduces the argument to a small range and evaluates a polynomial there,
+// the same steps in both precisions with the constants and polynomial lengths of each
+// (Precision below). Accuracy, measured against the C library over each type's range:
+// exp and log within a few ulp in both; tanh within 2e-6 relative in float and a few ulp
+// in double; erf (float only) within 2e-6. Special values follow C: exp(-inf) = 0,
+// exp(+inf) = inf, log(0) = -inf, log(x < 0) = NaN, and a NaN argument gives NaN.
 #include "codegen/LlvmMath.h"
 
 #include <cmath>
@@ -17,10 +18,49 @@ namespace {
 
 using llvm::Value;
 
+// What the steps below need to know of a floating-point format.
+struct Precision {
+  int mantissa_bits;         // stored fraction bits: 23, 52
+  int64_t bias;              // of the exponent field: 127, 1023
+  double min_normal;         // the least positive normal number
+  double exp_lo, exp_hi;     // exp is 0 below exp_lo and inf above exp_hi: clamped there
+  double ln2_hi, ln2_lo;     // ln 2 = hi + lo, hi short enough that n * hi is exact
+  int64_t sqrt_half_bits;    // the bits of sqrt(1/2) in this format
+  int exp_degree;            // of e^r's Taylor series on |r| <= ln2 / 2
+  int log_terms;             // of the atanh series, in t^2
+  double tanh_series_below;  // |x| under which tanh is its Taylor series
+  int tanh_terms;            // of that series, in x^2
+};
+
+// Float: polynomials to float's 2^-24; double: to 2^-53 (the last term left out is
+// below 1e-17 of the result on each range).
+constexpr Precision kFloat{23, 127, 1.1754943508222875e-38, -104.0, 89.0, 0.693145751953125, 1.428606765330187e-06,
+                           0x3f3504f3, 7, 6, 0.625, 8};
+constexpr Precision kDouble{52,   1023, 2.2250738585072014e-308, -746.0, 710.0, 6.93147180369123816490e-01,
+                            1.90821492927058770002e-10, 0x3fe6a09e667f3bcd, 13, 12, 0.3, 13};
+// Double's ranges with polynomials for a float result computed in double (pow): exp to
+// float's 2^-24 and log to 2^-40, below the 2^-32 that y log|x| needs when it reaches
+// 104 (a float's result relative error is that product's absolute one).
+constexpr Precision kDoubleForFloat{52,   1023, 2.2250738585072014e-308, -746.0, 710.0, 6.93147180369123816490e-01,
+                                    1.90821492927058770002e-10, 0x3fe6a09e667f3bcd, 7, 7, 0.3, 13};
+
+// tanh x = sum a_k x^(2k+1): from tanh' = 1 - tanh^2, (2k + 1) a_k = -sum_{i+j=k-1} a_i a_j.
+std::vector<double> tanh_series(int terms) {
+  std::vector<double> a(size_t(terms), 0.0);
+  a[0] = 1.0;
+  for (int k = 1; k < terms; ++k) {
+    double s = 0;
+    for (int i = 0; i < k; ++i) s += a[size_t(i)] * a[size_t(k - 1 - i)];
+    a[size_t(k)] = -s / double(2 * k + 1);
+  }
+  return a;
+}
+
 struct Math {
   llvm::IRBuilderBase& B;
-  llvm::Type* f;   // float or a vector of floats
-  llvm::Type* i;   // i32 of the same shape
+  llvm::Type* f;   // float or double, or a vector of them
+  llvm::Type* i;   // an integer of the same width and shape
+  const Precision& p;
 
   Value* c(double v) { return llvm::ConstantFP::get(f, v); }
   Value* ci(int64_t v) { return llvm::ConstantInt::get(i, uint64_t(v), true); }
@@ -28,8 +68,7 @@ struct Math {
   Value* abs(Value* x) { return B.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x); }
 
   // c[0] + x * (c[1] + x * (c[2] + ...)), by Horner's rule with fused multiply-adds.
-  Value* poly(Value* x, std::initializer_list<double> coefs) {
-    std::vector<double> k(coefs);
+  Value* poly(Value* x, const std::vector<double>& k) {
     Value* r = c(k.back());
     for (size_t j = k.size() - 1; j-- > 0;) r = fma(r, x, c(k[j]));
     return r;
@@ -42,77 +81,86 @@ struct Math {
     return B.CreateSelect(B.CreateFCmpOGT(x, c(hi)), c(hi), x);
   }
 
-  // Adding 1.5 * 2^23 to a float below 2^22 in magnitude rounds it to the nearest integer
-  // n (the sum's unit in the last place is 1), and leaves n in the sum's low mantissa bits:
-  // its bits are 0x4b400000 + n. Subtracting it again gives n as a float.
-  static constexpr double kRoundingShift = 12582912.0;
+  // Adding 1.5 * 2^m (m the mantissa bits: 23, 52) to a number below 2^(m-1) in
+  // magnitude rounds it to the nearest integer n (the sum's unit in the last place is 1),
+  // and leaves n in the sum's low mantissa bits: its bits are those of 1.5 * 2^m (float:
+  // 0x4b400000) plus n. Subtracting it again gives n as a floating-point number.
+  double rounding_shift() const { return std::ldexp(1.5, p.mantissa_bits); }
 
-  // e^r 2^n for |r| <= ln2 / 2, n in [-151, 129] given as `shifted`, the bits of
-  // n + kRoundingShift. e^r by its Taylor series to degree 7 (error below 2e-8 on that
-  // range). 2^n in two factors, 2^floor(n/2) and 2^ceil(n/2), each a normal float, so
-  // that a subnormal result is rounded once and a result past the float range becomes
-  // inf. A factor's bits are (m + 127) << 23; the shift's own bits vanish there, as
-  // 0x4b400000 and its half end in at least nine zero bits.
+  // e^r 2^n for |r| <= ln2 / 2, n given as `shifted`, the bits of n + rounding_shift(),
+  // from just below the least subnormal to just past the largest number. e^r by its
+  // Taylor series. 2^n in two factors, 2^floor(n/2) and 2^ceil(n/2), each a normal
+  // number, so that a subnormal result is rounded once and a result past the range
+  // becomes inf. A factor's bits are (m + bias) << mantissa_bits; the shift's own bits
+  // vanish there, as it and its half end in more zero bits than sign and exponent take.
   Value* scaled_exp(Value* r, Value* shifted) {
-    Value* p = poly(r, {1.0, 1.0, 1.0 / 2, 1.0 / 6, 1.0 / 24, 1.0 / 120, 1.0 / 720, 1.0 / 5040});
+    std::vector<double> taylor{1.0};
+    for (int k = 1; k <= p.exp_degree; ++k) taylor.push_back(taylor.back() / k);
+    Value* e = poly(r, taylor);
     Value* k = B.CreateBitCast(shifted, i);
     Value* half = B.CreateAShr(k, ci(1));
-    Value* low = B.CreateBitCast(B.CreateShl(B.CreateAdd(half, ci(127)), ci(23)), f);
-    Value* high = B.CreateBitCast(B.CreateShl(B.CreateAdd(B.CreateSub(k, half), ci(127)), ci(23)), f);
-    return B.CreateFMul(B.CreateFMul(p, low), high);
+    Value* low = B.CreateBitCast(B.CreateShl(B.CreateAdd(half, ci(p.bias)), ci(p.mantissa_bits)), f);
+    Value* high = B.CreateBitCast(B.CreateShl(B.CreateAdd(B.CreateSub(k, half), ci(p.bias)), ci(p.mantissa_bits)), f);
+    return B.CreateFMul(B.CreateFMul(e, low), high);
   }
 
-  // Past the clamps the formula itself gives 0 (below -103.97) and inf (above 88.72); a
-  // NaN goes through every step as a NaN.
+  // Past the clamps the formula itself gives 0 (float: below -103.97) and inf (above
+  // 88.72); a NaN goes through every step as a NaN.
   Value* exp(Value* x) {
-    // x = n ln2 + r, ln2 split in two so that n ln2's high part is exact in float.
-    Value* xc = clamp_keeping_nan(x, -104.0, 89.0);
-    Value* shifted = fma(xc, c(1.4426950408889634), c(kRoundingShift));
-    Value* n = B.CreateFSub(shifted, c(kRoundingShift));
-    Value* r = fma(n, c(-1.428606765330187e-06), fma(n, c(-0.693145751953125), xc));
+    // x = n ln2 + r, ln2 split in two so that n ln2's high part is exact.
+    Value* xc = clamp_keeping_nan(x, p.exp_lo, p.exp_hi);
+    Value* shifted = fma(xc, c(1.4426950408889634), c(rounding_shift()));
+    Value* n = B.CreateFSub(shifted, c(rounding_shift()));
+    Value* r = fma(n, c(-p.ln2_lo), fma(n, c(-p.ln2_hi), xc));
     return scaled_exp(r, shifted);
   }
 
   Value* exp2(Value* x) {
-    // x = n + t with |t| <= 1/2, both exact; 2^t = e^{t ln2}.
-    Value* xc = clamp_keeping_nan(x, -151.0, 129.0);
-    Value* shifted = B.CreateFAdd(xc, c(kRoundingShift));
-    Value* n = B.CreateFSub(shifted, c(kRoundingShift));
+    // x = n + t with |t| <= 1/2, both exact; 2^t = e^{t ln2}. Clamped where 2^n is past
+    // the least subnormal (float: -151) and past the largest number (129).
+    double bound = double(p.bias + p.mantissa_bits + 1);
+    Value* xc = clamp_keeping_nan(x, -bound, double(p.bias + 2));
+    Value* shifted = B.CreateFAdd(xc, c(rounding_shift()));
+    Value* n = B.CreateFSub(shifted, c(rounding_shift()));
     Value* r = B.CreateFMul(B.CreateFSub(xc, n), c(0.6931471805599453));
     return scaled_exp(r, shifted);
   }
 
   Value* log(Value* x) {
     // x = m 2^e with m in [sqrt(1/2), sqrt(2)); log m = 2 atanh(t), t = (m - 1)/(m + 1),
-    // |t| <= 0.172, by its odd series to t^11. Subnormals are scaled up by 2^23 first.
-    Value* tiny = B.CreateFCmpOLT(x, c(1.1754943508222875e-38));
-    Value* xs = B.CreateSelect(tiny, B.CreateFMul(x, c(8388608.0)), x);
+    // |t| <= 0.172, by its odd series (float: to t^11). Subnormals are scaled up by
+    // 2^mantissa_bits first.
+    Value* tiny = B.CreateFCmpOLT(x, c(p.min_normal));
+    Value* xs = B.CreateSelect(tiny, B.CreateFMul(x, c(std::ldexp(1.0, p.mantissa_bits))), x);
     Value* bits = B.CreateBitCast(xs, i);
     // Move m into [sqrt(1/2), sqrt(2)): offset the exponent field by that of sqrt(1/2).
-    Value* shifted = B.CreateSub(bits, ci(0x3f3504f3));
-    Value* e = B.CreateAShr(shifted, ci(23));
-    Value* m = B.CreateBitCast(B.CreateAdd(B.CreateAnd(shifted, ci(0x007fffff)), ci(0x3f3504f3)), f);
+    Value* shifted = B.CreateSub(bits, ci(p.sqrt_half_bits));
+    Value* e = B.CreateAShr(shifted, ci(p.mantissa_bits));
+    Value* fraction = B.CreateAnd(shifted, ci((int64_t(1) << p.mantissa_bits) - 1));
+    Value* m = B.CreateBitCast(B.CreateAdd(fraction, ci(p.sqrt_half_bits)), f);
     Value* ef = B.CreateSIToFP(e, f);
-    ef = B.CreateSelect(tiny, B.CreateFSub(ef, c(23.0)), ef);
+    ef = B.CreateSelect(tiny, B.CreateFSub(ef, c(double(p.mantissa_bits))), ef);
     Value* t = B.CreateFDiv(B.CreateFSub(m, c(1.0)), B.CreateFAdd(m, c(1.0)));
     Value* t2 = B.CreateFMul(t, t);
-    Value* s = B.CreateFMul(B.CreateFMul(t, c(2.0)), poly(t2, {1.0, 1.0 / 3, 1.0 / 5, 1.0 / 7, 1.0 / 9, 1.0 / 11}));
-    Value* y = fma(ef, c(0.693145751953125), fma(ef, c(1.428606765330187e-06), s));
+    std::vector<double> atanh;
+    for (int k = 0; k < p.log_terms; ++k) atanh.push_back(1.0 / double(2 * k + 1));
+    Value* s = B.CreateFMul(B.CreateFMul(t, c(2.0)), poly(t2, atanh));
+    Value* y = fma(ef, c(p.ln2_hi), fma(ef, c(p.ln2_lo), s));
     y = B.CreateSelect(B.CreateFCmpOEQ(x, c(INFINITY)), x, y);
     y = B.CreateSelect(B.CreateFCmpOEQ(x, c(0.0)), c(-INFINITY), y);
     return B.CreateSelect(B.CreateFCmpULT(x, c(0.0)), c(NAN), y);  // negative or NaN
   }
 
   Value* tanh(Value* x) {
-    // |x| < 0.625: the odd Taylor series to x^15 (relative error below 2e-6 at the edge,
-    // far less inside); beyond: 1 - 2 / (e^{2|x|} + 1), with no cancellation there.
+    // Small |x|: the odd Taylor series (float: below 0.625 to x^15, relative error below
+    // 2e-6 at the edge, far less inside); beyond: 1 - 2 / (e^{2|x|} + 1), which cancels
+    // at most a factor 2.4 there (double: from 0.3).
     Value* a = abs(x);
     Value* x2 = B.CreateFMul(x, x);
-    Value* small = B.CreateFMul(x, poly(x2, {1.0, -1.0 / 3, 2.0 / 15, -17.0 / 315, 62.0 / 2835, -1382.0 / 155925,
-                                             21844.0 / 6081075, -929569.0 / 638512875}));
+    Value* small = B.CreateFMul(x, poly(x2, tanh_series(p.tanh_terms)));
     Value* big = B.CreateFSub(c(1.0), B.CreateFDiv(c(2.0), B.CreateFAdd(exp(B.CreateFMul(a, c(2.0))), c(1.0))));
     big = B.CreateIntrinsic(llvm::Intrinsic::copysign, {f}, {big, x});
-    return B.CreateSelect(B.CreateFCmpOLT(a, c(0.625)), small, big);  // NaN takes `big`: NaN
+    return B.CreateSelect(B.CreateFCmpOLT(a, c(p.tanh_series_below)), small, big);  // NaN takes `big`: NaN
   }
 
   Value* erf(Value* x) {
@@ -129,43 +177,89 @@ struct Math {
     big = B.CreateIntrinsic(llvm::Intrinsic::copysign, {f}, {big, x});
     return B.CreateSelect(B.CreateFCmpOLT(a, c(0.5)), small, big);
   }
+
+  // x^y as C's pow, from this precision's exp and log: e^{y log|x|}, negative for a
+  // negative x and an odd integer y, NaN for a finite negative x and a finite y that is
+  // no integer;
+  // then C's cases where that formula gives NaN or the wrong sign: y = 0 gives 1 (even
+  // for a NaN x), x = 1 gives 1 (even for a NaN y), and x = -1 with an infinite y gives 1.
+  // (A NaN argument otherwise gives NaN, and 0, inf and the infinite y follow from
+  // log 0 = -inf, log inf = inf and e^{+-inf}.)
+  Value* pow(Value* x, Value* y) {
+    Value* magnitude = exp(B.CreateFMul(y, log(abs(x))));
+    Value* integer = B.CreateFCmpOEQ(B.CreateUnaryIntrinsic(llvm::Intrinsic::trunc, y), y);
+    Value* half = B.CreateFMul(y, c(0.5));
+    Value* odd = B.CreateAnd(integer, B.CreateFCmpONE(B.CreateUnaryIntrinsic(llvm::Intrinsic::trunc, half), half));
+    Value* negative = B.CreateIntrinsic(llvm::Intrinsic::copysign, {f}, {c(1.0), x});
+    Value* r = B.CreateSelect(B.CreateAnd(odd, B.CreateFCmpOLT(negative, c(0.0))), B.CreateFNeg(magnitude), magnitude);
+    Value* infinite_y = B.CreateFCmpOEQ(abs(y), c(INFINITY));
+    Value* finite_negative = B.CreateAnd(B.CreateFCmpOLT(x, c(0.0)), B.CreateFCmpOGT(x, c(-INFINITY)));
+    r = B.CreateSelect(B.CreateAnd(finite_negative, B.CreateNot(B.CreateOr(integer, infinite_y))), c(NAN), r);
+    Value* one = B.CreateOr(B.CreateFCmpOEQ(y, c(0.0)), B.CreateFCmpOEQ(x, c(1.0)));
+    one = B.CreateOr(one, B.CreateAnd(B.CreateFCmpOEQ(x, c(-1.0)), infinite_y));
+    return B.CreateSelect(one, c(1.0), r);
+  }
 };
 
 // The builtins computed here, each from the Math above (exp2, log2, log10 and rsqrt
-// from the others or an intrinsic).
+// from the others or an intrinsic), and whether in double too. erf is float only: its
+// bound here is 2e-6, and a double one would take another method.
 using MathFn = Value* (*)(Math&, Value*);
-constexpr std::pair<std::string_view, MathFn> kFloatMath[] = {
-    {"exp", [](Math& m, Value* x) { return m.exp(x); }},
-    {"exp2", [](Math& m, Value* x) { return m.exp2(x); }},
-    {"log", [](Math& m, Value* x) { return m.log(x); }},
-    {"log2", [](Math& m, Value* x) { return m.B.CreateFMul(m.log(x), m.c(1.4426950408889634)); }},
-    {"log10", [](Math& m, Value* x) { return m.B.CreateFMul(m.log(x), m.c(0.4342944819032518)); }},
-    {"tanh", [](Math& m, Value* x) { return m.tanh(x); }},
-    {"erf", [](Math& m, Value* x) { return m.erf(x); }},
-    {"rsqrt", [](Math& m, Value* x) { return m.B.CreateFDiv(m.c(1.0), m.B.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, x)); }},
+struct MathBuiltin {
+  std::string_view name;
+  MathFn fn;
+  bool in_double;
+};
+constexpr MathBuiltin kMath[] = {
+    {"exp", [](Math& m, Value* x) { return m.exp(x); }, true},
+    {"exp2", [](Math& m, Value* x) { return m.exp2(x); }, true},
+    {"log", [](Math& m, Value* x) { return m.log(x); }, true},
+    {"log2", [](Math& m, Value* x) { return m.B.CreateFMul(m.log(x), m.c(1.4426950408889634)); }, true},
+    {"log10", [](Math& m, Value* x) { return m.B.CreateFMul(m.log(x), m.c(0.4342944819032518)); }, true},
+    {"tanh", [](Math& m, Value* x) { return m.tanh(x); }, true},
+    {"erf", [](Math& m, Value* x) { return m.erf(x); }, false},
+    {"rsqrt", [](Math& m, Value* x) { return m.B.CreateFDiv(m.c(1.0), m.B.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, x)); }, true},
 };
 
-MathFn find_float_math(std::string_view name) {
-  for (const auto& [n, fn] : kFloatMath)
-    if (n == name) return fn;
+const MathBuiltin* find_math(std::string_view name) {
+  for (const MathBuiltin& b : kMath)
+    if (b.name == name) return &b;
   return nullptr;
 }
 
 }  // namespace
 
-bool float_math_builtin(std::string_view name) { return find_float_math(name) != nullptr; }
+bool inline_math_builtin(std::string_view name, ScalarType t) {
+  const MathBuiltin* b = find_math(name);
+  return b && (t == ScalarType::Float32 || (t == ScalarType::Float64 && b->in_double));
+}
 
-llvm::Value* emit_float_math(llvm::IRBuilderBase& B, std::string_view name, llvm::Value* x) {
-  MathFn fn = find_float_math(name);
-  if (!fn) return nullptr;
+llvm::Value* emit_inline_math(llvm::IRBuilderBase& B, std::string_view name, llvm::Value* x) {
+  const MathBuiltin* b = find_math(name);
   llvm::Type* f = x->getType();
-  llvm::Type* i = B.getInt32Ty();
+  bool dbl = f->getScalarType()->isDoubleTy();
+  if (!b || (dbl && !b->in_double)) return nullptr;
+  llvm::Type* i = dbl ? B.getInt64Ty() : B.getInt32Ty();
   if (auto* v = llvm::dyn_cast<llvm::FixedVectorType>(f)) i = llvm::FixedVectorType::get(i, v->getNumElements());
-  Math m{B, f, i};
-  // Exactly the operations written: no reassociation may undo kRoundingShift's rounding.
+  Math m{B, f, i, dbl ? kDouble : kFloat};
+  // Exactly the operations written: no reassociation may undo the rounding shift.
   llvm::IRBuilderBase::FastMathFlagGuard guard(B);
   B.clearFastMathFlags();
-  return fn(m, x);
+  return b->fn(m, x);
+}
+
+llvm::Value* emit_float_pow(llvm::IRBuilderBase& B, llvm::Value* x, llvm::Value* y) {
+  llvm::Type* f = x->getType();
+  llvm::Type* d = B.getDoubleTy();
+  llvm::Type* i = B.getInt64Ty();
+  if (auto* v = llvm::dyn_cast<llvm::FixedVectorType>(f)) {
+    d = llvm::FixedVectorType::get(d, v->getNumElements());
+    i = llvm::FixedVectorType::get(i, v->getNumElements());
+  }
+  Math m{B, d, i, kDoubleForFloat};
+  llvm::IRBuilderBase::FastMathFlagGuard guard(B);
+  B.clearFastMathFlags();
+  return B.CreateFPTrunc(m.pow(B.CreateFPExt(x, d), B.CreateFPExt(y, d)), f);
 }
 
 }  // namespace tcs

@@ -1,8 +1,8 @@
-// Float builtins computed inline in float (codegen/LlvmMath.cpp) so loops of them
-// vectorise: each one against the C library in double over the whole float range,
-// special values included, in a loop long enough to be vectorised; and a row's last
-// elements and short rows, which run as masked vectors rather than one exp at a time or
-// gathered across rows.
+// Math builtins computed inline in float and double (codegen/LlvmMath.cpp) so loops of
+// them vectorise: each one against the C library over the whole range of its type,
+// special values included, in a loop long enough to be vectorised; float16 computed in
+// float; and a row's last elements and short rows, which run as masked vectors rather
+// than one exp at a time or gathered across rows.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -94,6 +94,131 @@ TEST(FloatMath, BuiltinsMatchTheCLibraryOverTheFloatRange) {
       if (!r) ++failures;
       EXPECT_TRUE(r);
     }
+  }
+}
+
+TEST(FloatMath, PowMatchesTheCLibraryWithItsSpecialCases) {
+  // pow over 1024^2 floats had called the C library per element: 4.5 ms on one thread.
+  // Every pair of these exponents and bases, the special ones included.
+  std::vector<float> xs = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, 1.0f, -1.0f, 2.0f, -2.0f, 0.5f, -0.5f,
+                           1e-45f, 3.4e38f, -3.4e38f, 1.0000001f, 0.9999999f, 7.25f, -7.25f, 1e-20f, 1e20f};
+  std::vector<float> ys = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, 1.0f, -1.0f, 2.0f, -2.0f, 3.0f, -3.0f, 0.5f,
+                           -0.5f, 1.5f, 1e9f, 1e9f + 64, 16777215.0f, 127.9f, -149.5f, 0.3333333f, 88.0f, -0.1f};
+  std::vector<std::pair<float, float>> pairs;
+  for (float x : xs)
+    for (float y : ys) pairs.emplace_back(x, y);
+  for (int i = 0; i < 4000; ++i)  // positive bases over the float range, moderate powers
+    pairs.emplace_back(float(std::pow(10.0, -37 + 74.0 * i / 4000)), float(-6 + 12.0 * ((i * 7919) % 4000) / 4000));
+  std::shared_ptr<const CheckedFile> checked = check_source("k.tc", R"(
+def p(float(N) X, float(N) Y) -> (P) {
+    P(i) = pow(X(i), Y(i))
+})");
+  ASSERT_FALSE(checked->has_errors());
+  const SemaDef& def = checked->defs.at(0);
+  auto shapes = shapes_evaluate(def, {{"N", int64_t(pairs.size())}});
+  ASSERT_TRUE(shapes) << shapes.error();
+  auto options = mapping_preset("default", def);
+  auto compiled = compile_kernel(KernelSetup{checked, &def, {}, *shapes}, *options, CodegenChoice{"cpu", {"llvm"}, true});
+  ASSERT_TRUE(compiled) << compiled.error();
+  const std::string& ir = compiled->text("llvm").text;
+  EXPECT_EQ(ir.find("@powf"), std::string::npos) << "powf is called";
+  EXPECT_EQ(ir.find("@tcs_builtin_pow"), std::string::npos) << "the reference is called";
+  EXPECT_NE(ir.find(" x double> "), std::string::npos) << "not vectorised";
+  Tensor x = *Tensor::zeros(ScalarType::Float32, {int64_t(pairs.size())});
+  Tensor y = *Tensor::zeros(ScalarType::Float32, {int64_t(pairs.size())});
+  for (size_t i = 0; i < pairs.size(); ++i) x.as<float>()[i] = pairs[i].first, y.as<float>()[i] = pairs[i].second;
+  auto out = compiled->kernel->run({{"X", x}, {"Y", y}});
+  ASSERT_TRUE(out) << out.error();
+  const float* got = out->at("P").as<float>();
+  int failures = 0;
+  for (size_t i = 0; i < pairs.size() && failures < 5; ++i) {
+    auto [a, b] = pairs[i];
+    double want = std::pow(double(a), double(b));
+    auto r = close("pow", a, got[i], want, 1.2e-7);
+    if (r && float(want) == 0.0f && std::signbit(got[i]) != std::signbit(want))
+      r = ::testing::AssertionFailure() << "pow(" << a << ", " << b << ") = " << got[i] << ", want " << want;
+    if (!r) ++failures;
+    EXPECT_TRUE(r) << " with y = " << b;
+  }
+}
+
+// Every builtin of one argument computed inline in double, and those double takes from an
+// LLVM intrinsic, exact there.
+constexpr const char* kDoubleMath = R"(
+def math(double(N) X) -> (E, E2, L, L2, L10, T, Q, S) {
+    E(i) = exp(X(i))
+    E2(i) = exp2(X(i))
+    L(i) = log(X(i))
+    L2(i) = log2(X(i))
+    L10(i) = log10(X(i))
+    T(i) = tanh(X(i))
+    Q(i) = rsqrt(X(i))
+    S(i) = sqrt(fabs(X(i))) + floor(X(i)) + fma(X(i), X(i), 1.0) + fmax(X(i), 0.5)
+})";
+
+// Magnitudes from the least subnormal to the largest double, both signs, the special
+// values, each end of exp's and exp2's range, and dense steps where tanh changes method.
+std::vector<double> double_arguments() {
+  std::vector<double> x = {0.0, -0.0, INFINITY, -INFINITY, NAN, 4.9406564584124654e-324, 1e-310, 2.2250738585072014e-308,
+                           709.78, 709.79, -708.4, -745.1, -745.2, -746.5, 1023.9, 1024.1, -1074.0, -1074.6, -1075.5,
+                           0.3, -0.3, 1.0, 1.0000000000000002, 0.9999999999999999};
+  for (double m = -323; m <= 308; m += 0.01) {
+    x.push_back(std::pow(10.0, m));
+    x.push_back(-std::pow(10.0, m));
+  }
+  for (double v = -40; v <= 40; v += 0.0007) x.push_back(v);
+  return x;
+}
+
+// The error in units of the last place of the C library's result (at least the least
+// normal's, so that a subnormal result counts its absolute error); 0 for an equal
+// special value, infinity for a special value on one side only.
+double ulps(double got, double want) {
+  if (std::isnan(want) || std::isnan(got)) return std::isnan(want) && std::isnan(got) ? 0 : INFINITY;
+  if (got == want) return 0;
+  if (!std::isfinite(want) || !std::isfinite(got)) return INFINITY;
+  double unit = std::ldexp(1.0, std::max(std::ilogb(want), -1022) - 52);
+  return std::fabs(got - want) / unit;
+}
+
+TEST(DoubleMath, BuiltinsMatchTheCLibraryOverTheDoubleRange) {
+  // exp over 1024^2 doubles had called the reference per element: 6.6 ms on one thread,
+  // 0.84 ms vectorised; sqrt 4.9 ms against 0.58.
+  std::vector<double> x = double_arguments();
+  std::shared_ptr<const CheckedFile> checked = check_source("k.tc", kDoubleMath);
+  ASSERT_FALSE(checked->has_errors());
+  const SemaDef& def = checked->defs.at(0);
+  auto shapes = shapes_evaluate(def, {{"N", int64_t(x.size())}});
+  ASSERT_TRUE(shapes) << shapes.error();
+  auto options = mapping_preset("default", def);
+  auto compiled = compile_kernel(KernelSetup{checked, &def, {}, *shapes}, *options, CodegenChoice{"cpu", {"llvm"}, true});
+  ASSERT_TRUE(compiled) << compiled.error();
+  const std::string& ir = compiled->text("llvm").text;
+  for (const char* fn : {"@exp(", "@log(", "@tanh(", "@exp2(", "@sqrt(", "@floor(", "@fma(", "@tcs_builtin_"})
+    EXPECT_EQ(ir.find(fn), std::string::npos) << fn << " is called";
+  EXPECT_NE(ir.find(" x double> "), std::string::npos) << "not vectorised";
+
+  Tensor in = *Tensor::zeros(ScalarType::Float64, {int64_t(x.size())});
+  std::copy(x.begin(), x.end(), in.as<double>());
+  auto out = compiled->kernel->run({{"X", in}});
+  ASSERT_TRUE(out) << out.error();
+  struct Fn {
+    const char* name;
+    double (*ref)(double);
+    double max_ulps;
+  };
+  for (const Fn& f : {Fn{"E", [](double v) { return std::exp(v); }, 2}, Fn{"E2", [](double v) { return std::exp2(v); }, 2},
+                      Fn{"L", [](double v) { return std::log(v); }, 3}, Fn{"L2", [](double v) { return std::log2(v); }, 4},
+                      Fn{"L10", [](double v) { return std::log10(v); }, 4}, Fn{"T", [](double v) { return std::tanh(v); }, 4},
+                      Fn{"Q", [](double v) { return 1.0 / std::sqrt(v); }, 1},
+                      Fn{"S", [](double v) { return std::sqrt(std::fabs(v)) + std::floor(v) + std::fma(v, v, 1.0) + std::fmax(v, 0.5); }, 0}}) {
+    const double* got = out->at(f.name).as<double>();
+    double worst = 0;
+    size_t at = 0;
+    for (size_t i = 0; i < x.size(); ++i)
+      if (double u = ulps(got[i], f.ref(x[i])); u > worst) worst = u, at = i;
+    EXPECT_LE(worst, f.max_ulps) << f.name << "(" << x[at] << ") = " << got[at] << ", want " << f.ref(x[at]) << ": "
+                                 << worst << " ulp";
   }
 }
 
