@@ -268,10 +268,12 @@ llvm::Value* Emitter::read_offset(const Expr& e, Env& env) {
 
 llvm::Value* Emitter::call_builtin(const Expr& e, Env& env) {
   const Builtin& b = builtins()[size_t(e.ref_id)];
-  // float16 is computed in float and rounded once: a float holds every half exactly, and
-  // the float functions err far below a half's unit in the last place. (nextafter steps
-  // by the result type's unit, so it stays with the reference.)
-  ScalarType t = e.type == ScalarType::Float16 && b.name != "nextafter" ? ScalarType::Float32 : e.type;
+  // float16 is computed in float and then rounded to half: a float holds every half
+  // exactly, and the float functions err far below a half's unit in the last place. fma
+  // is computed in double as the reference does (float would round the sum twice), and
+  // nextafter, which steps by the result type's unit, stays with the reference.
+  ScalarType t = e.type;
+  if (t == ScalarType::Float16 && b.name != "nextafter") t = b.name == "fma" ? ScalarType::Float64 : ScalarType::Float32;
   std::vector<llvm::Value*> args;
   auto args_in = [&](ScalarType in) {
     for (const auto& a : e.args) args.push_back(convert(expr(*a, env), a->type, in));
@@ -280,9 +282,9 @@ llvm::Value* Emitter::call_builtin(const Expr& e, Env& env) {
     args_in(t);
     return convert(emit_inline_math(B, b.name, args[0]), t, e.type);
   }
-  if (b.name == "pow" && t == ScalarType::Float32) {
-    args_in(t);
-    return convert(emit_float_pow(B, args[0], args[1]), t, e.type);
+  if (b.name == "pow" && t == ScalarType::Float32) {  // a float or float16 result
+    args_in(ScalarType::Float64);
+    return convert(emit_pow_for_float(B, args[0], args[1]), ScalarType::Float64, e.type);
   }
   if (llvm::Intrinsic::ID id = math_intrinsic(b.name, t); id != llvm::Intrinsic::not_intrinsic) {
     args_in(t);

@@ -126,10 +126,12 @@ struct Math {
     return scaled_exp(r, shifted);
   }
 
-  Value* log(Value* x) {
-    // x = m 2^e with m in [sqrt(1/2), sqrt(2)); log m = 2 atanh(t), t = (m - 1)/(m + 1),
-    // |t| <= 0.172, by its odd series (float: to t^11). Subnormals are scaled up by
-    // 2^mantissa_bits first.
+  // The logarithm in a base given by `combine`, which takes e and log m of x = m 2^e
+  // apart (so log2 of a power of two is exactly e). m in [sqrt(1/2), sqrt(2)); log m =
+  // 2 atanh(t), t = (m - 1)/(m + 1), |t| <= 0.172, by its odd series (float: to t^11).
+  // Subnormals are scaled up by 2^mantissa_bits first.
+  template <class Combine>
+  Value* log_in_base(Value* x, Combine combine) {
     Value* tiny = B.CreateFCmpOLT(x, c(p.min_normal));
     Value* xs = B.CreateSelect(tiny, B.CreateFMul(x, c(std::ldexp(1.0, p.mantissa_bits))), x);
     Value* bits = B.CreateBitCast(xs, i);
@@ -145,10 +147,29 @@ struct Math {
     std::vector<double> atanh;
     for (int k = 0; k < p.log_terms; ++k) atanh.push_back(1.0 / double(2 * k + 1));
     Value* s = B.CreateFMul(B.CreateFMul(t, c(2.0)), poly(t2, atanh));
-    Value* y = fma(ef, c(p.ln2_hi), fma(ef, c(p.ln2_lo), s));
+    Value* y = combine(ef, s);
     y = B.CreateSelect(B.CreateFCmpOEQ(x, c(INFINITY)), x, y);
     y = B.CreateSelect(B.CreateFCmpOEQ(x, c(0.0)), c(-INFINITY), y);
     return B.CreateSelect(B.CreateFCmpULT(x, c(0.0)), c(NAN), y);  // negative or NaN
+  }
+
+  Value* log(Value* x) {
+    return log_in_base(x, [&](Value* e, Value* lm) { return fma(e, c(p.ln2_hi), fma(e, c(p.ln2_lo), lm)); });
+  }
+
+  Value* log2(Value* x) {
+    return log_in_base(x, [&](Value* e, Value* lm) { return B.CreateFAdd(e, B.CreateFMul(lm, c(1.4426950408889634))); });
+  }
+
+  // e log10(2) in two parts, the first short enough that e times it is exact (|e| is
+  // below 2^11), so that log10 of a power of ten comes out exact.
+  Value* log10(Value* x) {
+    constexpr long double kLog10Of2 = 0.301029995663981195213738894724493026768L;
+    double hi = std::ldexp(std::floor(std::ldexp(double(kLog10Of2), p.mantissa_bits - 11)), 11 - p.mantissa_bits);
+    double lo = double(kLog10Of2 - hi);
+    return log_in_base(x, [&](Value* e, Value* lm) {
+      return fma(e, c(hi), fma(e, c(lo), B.CreateFMul(lm, c(0.4342944819032518))));
+    });
   }
 
   Value* tanh(Value* x) {
@@ -201,8 +222,7 @@ struct Math {
   }
 };
 
-// The builtins computed here, each from the Math above (exp2, log2, log10 and rsqrt
-// from the others or an intrinsic), and whether in double too. erf is float only: its
+// The builtins computed here, each from the Math above (rsqrt from an intrinsic), and whether in double too. erf is float only: its
 // bound here is 2e-6, and a double one would take another method.
 using MathFn = Value* (*)(Math&, Value*);
 struct MathBuiltin {
@@ -214,8 +234,8 @@ constexpr MathBuiltin kMath[] = {
     {"exp", [](Math& m, Value* x) { return m.exp(x); }, true},
     {"exp2", [](Math& m, Value* x) { return m.exp2(x); }, true},
     {"log", [](Math& m, Value* x) { return m.log(x); }, true},
-    {"log2", [](Math& m, Value* x) { return m.B.CreateFMul(m.log(x), m.c(1.4426950408889634)); }, true},
-    {"log10", [](Math& m, Value* x) { return m.B.CreateFMul(m.log(x), m.c(0.4342944819032518)); }, true},
+    {"log2", [](Math& m, Value* x) { return m.log2(x); }, true},
+    {"log10", [](Math& m, Value* x) { return m.log10(x); }, true},
     {"tanh", [](Math& m, Value* x) { return m.tanh(x); }, true},
     {"erf", [](Math& m, Value* x) { return m.erf(x); }, false},
     {"rsqrt", [](Math& m, Value* x) { return m.B.CreateFDiv(m.c(1.0), m.B.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, x)); }, true},
@@ -248,18 +268,14 @@ llvm::Value* emit_inline_math(llvm::IRBuilderBase& B, std::string_view name, llv
   return b->fn(m, x);
 }
 
-llvm::Value* emit_float_pow(llvm::IRBuilderBase& B, llvm::Value* x, llvm::Value* y) {
-  llvm::Type* f = x->getType();
-  llvm::Type* d = B.getDoubleTy();
+llvm::Value* emit_pow_for_float(llvm::IRBuilderBase& B, llvm::Value* x, llvm::Value* y) {
+  llvm::Type* d = x->getType();
   llvm::Type* i = B.getInt64Ty();
-  if (auto* v = llvm::dyn_cast<llvm::FixedVectorType>(f)) {
-    d = llvm::FixedVectorType::get(d, v->getNumElements());
-    i = llvm::FixedVectorType::get(i, v->getNumElements());
-  }
+  if (auto* v = llvm::dyn_cast<llvm::FixedVectorType>(d)) i = llvm::FixedVectorType::get(i, v->getNumElements());
   Math m{B, d, i, kDoubleForFloat};
   llvm::IRBuilderBase::FastMathFlagGuard guard(B);
   B.clearFastMathFlags();
-  return B.CreateFPTrunc(m.pow(B.CreateFPExt(x, d), B.CreateFPExt(y, d)), f);
+  return m.pow(x, y);
 }
 
 }  // namespace tcs

@@ -14,9 +14,10 @@ bool inline_math_builtin(std::string_view name, ScalarType t);
 // The builtin of one float or double argument (or a vector of them), computed in that
 // type; null for other builtins.
 llvm::Value* emit_inline_math(llvm::IRBuilderBase& B, std::string_view name, llvm::Value* x);
-// pow of two floats (or vectors of them), computed in double and rounded once: the
-// exponential turns the absolute error of y log|x|, which reaches 88 where the result is
-// still a float, into the result's relative error.
-llvm::Value* emit_float_pow(llvm::IRBuilderBase& B, llvm::Value* x, llvm::Value* y);
+// pow for a float or float16 result, of two doubles (or vectors of them): computed in
+// double, to be rounded once to the result's type. The exponential turns the absolute
+// error of y log|x|, which reaches 104 where the result is still a float, into the
+// result's relative error; and an integer y keeps its parity only in double.
+llvm::Value* emit_pow_for_float(llvm::IRBuilderBase& B, llvm::Value* x, llvm::Value* y);
 
 }  // namespace tcs

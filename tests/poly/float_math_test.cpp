@@ -5,7 +5,9 @@
 // than one exp at a time or gathered across rows.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "Compiler.h"
 #include "codegen/CpuKernel.h"
@@ -41,6 +43,8 @@ std::vector<float> arguments() {
     x.push_back(float(-std::pow(10.0, m)));
   }
   for (double v = -12; v <= 12; v += 0.001) x.push_back(float(v));
+  for (int k = -149; k <= 127; ++k) x.push_back(std::ldexp(1.0f, k));
+  for (int k = 0; k <= 10; ++k) x.push_back(float(std::pow(10.0, k)));
   return x;
 }
 
@@ -57,25 +61,49 @@ std::vector<float> arguments() {
 
 using testing_support::expect_as_interpreted;
 
+// The first def of `source` at N = n under the default preset, with its LLVM IR. The
+// checked file stays alive with the kernel, which points into it.
+struct DefaultBuild {
+  std::shared_ptr<const CheckedFile> checked;
+  std::optional<CompileResult> compiled;  // empty after a failure, reported
+};
+
+DefaultBuild build_default(const char* source, int64_t n) {
+  DefaultBuild b{check_source("k.tc", source), std::nullopt};
+  if (b.checked->has_errors()) {
+    ADD_FAILURE() << "the source has errors";
+    return b;
+  }
+  const SemaDef& def = b.checked->defs.at(0);
+  auto shapes = shapes_evaluate(def, {{"N", n}});
+  if (!shapes) {
+    ADD_FAILURE() << shapes.error();
+    return b;
+  }
+  auto options = mapping_preset("default", def);
+  auto compiled = compile_kernel(KernelSetup{b.checked, &def, {}, *shapes}, *options, CodegenChoice{"cpu", {"llvm"}, true});
+  if (compiled) b.compiled = std::move(*compiled);
+  else ADD_FAILURE() << compiled.error();
+  return b;
+}
+
+// No call per element: the IR calls none of `calls`, and it holds vectors (`lanes`, such
+// as " x float> ").
+void expect_vectorised(const CompileResult& compiled, std::initializer_list<const char*> calls, const char* lanes) {
+  const std::string& ir = compiled.text("llvm").text;
+  for (const char* fn : calls) EXPECT_EQ(ir.find(fn), std::string::npos) << fn << " is called";
+  EXPECT_NE(ir.find(lanes), std::string::npos) << "not vectorised";
+}
+
 TEST(FloatMath, BuiltinsMatchTheCLibraryOverTheFloatRange) {
   std::vector<float> x = arguments();
-  std::shared_ptr<const CheckedFile> checked = check_source("k.tc", kMath);
-  ASSERT_FALSE(checked->has_errors());
-  const SemaDef& def = checked->defs.at(0);
-  auto shapes = shapes_evaluate(def, {{"N", int64_t(x.size())}});
-  ASSERT_TRUE(shapes) << shapes.error();
-  auto options = mapping_preset("default", def);
-  auto compiled = compile_kernel(KernelSetup{checked, &def, {}, *shapes}, *options, CodegenChoice{"cpu", {"llvm"}, true});
-  ASSERT_TRUE(compiled) << compiled.error();
-  // No call per element: the loops hold no call to a math function.
-  const std::string& ir = compiled->text("llvm").text;
-  for (const char* fn : {"@expf", "@logf", "@tanhf", "@erff", "@exp2f", "@tcs_builtin_"})
-    EXPECT_EQ(ir.find(fn), std::string::npos) << fn << " is called";
-  EXPECT_NE(ir.find(" x float> "), std::string::npos) << "not vectorised";
+  DefaultBuild b = build_default(kMath, int64_t(x.size()));
+  ASSERT_TRUE(b.compiled);
+  expect_vectorised(*b.compiled, {"@expf", "@logf", "@tanhf", "@erff", "@exp2f", "@tcs_builtin_"}, " x float> ");
 
   Tensor in = *Tensor::zeros(ScalarType::Float32, {int64_t(x.size())});
   std::copy(x.begin(), x.end(), in.as<float>());
-  auto out = compiled->kernel->run({{"X", in}});
+  auto out = b.compiled->kernel->run({{"X", in}});
   ASSERT_TRUE(out) << out.error();
   struct Fn {
     const char* name;
@@ -95,6 +123,18 @@ TEST(FloatMath, BuiltinsMatchTheCLibraryOverTheFloatRange) {
       EXPECT_TRUE(r);
     }
   }
+  // log2 of a power of two and log10 of a power of ten are exact, as in C.
+  const float* l2 = out->at("L2").as<float>();
+  const float* l10 = out->at("L10").as<float>();
+  for (size_t k = 0; k < x.size(); ++k) {
+    if (x[k] > 0 && std::isfinite(x[k]) && std::exp2(std::round(std::log2(x[k]))) == x[k])
+      EXPECT_EQ(l2[k], std::round(std::log2(x[k]))) << "log2(" << x[k] << ")";
+  }
+  for (int k = 0; k <= 10; ++k) {
+    auto at = std::find(x.begin(), x.end(), float(std::pow(10.0, k)));
+    ASSERT_NE(at, x.end());
+    EXPECT_EQ(l10[at - x.begin()], float(k)) << "log10(1e" << k << ")";
+  }
 }
 
 TEST(FloatMath, PowMatchesTheCLibraryWithItsSpecialCases) {
@@ -109,25 +149,16 @@ TEST(FloatMath, PowMatchesTheCLibraryWithItsSpecialCases) {
     for (float y : ys) pairs.emplace_back(x, y);
   for (int i = 0; i < 4000; ++i)  // positive bases over the float range, moderate powers
     pairs.emplace_back(float(std::pow(10.0, -37 + 74.0 * i / 4000)), float(-6 + 12.0 * ((i * 7919) % 4000) / 4000));
-  std::shared_ptr<const CheckedFile> checked = check_source("k.tc", R"(
+  DefaultBuild b = build_default(R"(
 def p(float(N) X, float(N) Y) -> (P) {
     P(i) = pow(X(i), Y(i))
-})");
-  ASSERT_FALSE(checked->has_errors());
-  const SemaDef& def = checked->defs.at(0);
-  auto shapes = shapes_evaluate(def, {{"N", int64_t(pairs.size())}});
-  ASSERT_TRUE(shapes) << shapes.error();
-  auto options = mapping_preset("default", def);
-  auto compiled = compile_kernel(KernelSetup{checked, &def, {}, *shapes}, *options, CodegenChoice{"cpu", {"llvm"}, true});
-  ASSERT_TRUE(compiled) << compiled.error();
-  const std::string& ir = compiled->text("llvm").text;
-  EXPECT_EQ(ir.find("@powf"), std::string::npos) << "powf is called";
-  EXPECT_EQ(ir.find("@tcs_builtin_pow"), std::string::npos) << "the reference is called";
-  EXPECT_NE(ir.find(" x double> "), std::string::npos) << "not vectorised";
+})", int64_t(pairs.size()));
+  ASSERT_TRUE(b.compiled);
+  expect_vectorised(*b.compiled, {"@powf", "@tcs_builtin_pow"}, " x double> ");
   Tensor x = *Tensor::zeros(ScalarType::Float32, {int64_t(pairs.size())});
   Tensor y = *Tensor::zeros(ScalarType::Float32, {int64_t(pairs.size())});
   for (size_t i = 0; i < pairs.size(); ++i) x.as<float>()[i] = pairs[i].first, y.as<float>()[i] = pairs[i].second;
-  auto out = compiled->kernel->run({{"X", x}, {"Y", y}});
+  auto out = b.compiled->kernel->run({{"X", x}, {"Y", y}});
   ASSERT_TRUE(out) << out.error();
   const float* got = out->at("P").as<float>();
   int failures = 0;
@@ -167,6 +198,8 @@ std::vector<double> double_arguments() {
     x.push_back(-std::pow(10.0, m));
   }
   for (double v = -40; v <= 40; v += 0.0007) x.push_back(v);
+  for (int k = -1074; k <= 1023; ++k) x.push_back(std::ldexp(1.0, k));
+  for (int k = 0; k <= 22; ++k) x.push_back(std::pow(10.0, k));  // exact up to 1e22
   return x;
 }
 
@@ -185,22 +218,15 @@ TEST(DoubleMath, BuiltinsMatchTheCLibraryOverTheDoubleRange) {
   // exp over 1024^2 doubles had called the reference per element: 6.6 ms on one thread,
   // 0.84 ms vectorised; sqrt 4.9 ms against 0.58.
   std::vector<double> x = double_arguments();
-  std::shared_ptr<const CheckedFile> checked = check_source("k.tc", kDoubleMath);
-  ASSERT_FALSE(checked->has_errors());
-  const SemaDef& def = checked->defs.at(0);
-  auto shapes = shapes_evaluate(def, {{"N", int64_t(x.size())}});
-  ASSERT_TRUE(shapes) << shapes.error();
-  auto options = mapping_preset("default", def);
-  auto compiled = compile_kernel(KernelSetup{checked, &def, {}, *shapes}, *options, CodegenChoice{"cpu", {"llvm"}, true});
-  ASSERT_TRUE(compiled) << compiled.error();
-  const std::string& ir = compiled->text("llvm").text;
-  for (const char* fn : {"@exp(", "@log(", "@tanh(", "@exp2(", "@sqrt(", "@floor(", "@fma(", "@tcs_builtin_"})
-    EXPECT_EQ(ir.find(fn), std::string::npos) << fn << " is called";
-  EXPECT_NE(ir.find(" x double> "), std::string::npos) << "not vectorised";
+  DefaultBuild b = build_default(kDoubleMath, int64_t(x.size()));
+  ASSERT_TRUE(b.compiled);
+  expect_vectorised(*b.compiled, {"@exp(", "@log(", "@tanh(", "@exp2(", "@sqrt(", "@floor(", "@fma(", "@tcs_builtin_",
+                                  "@llvm.exp.", "@llvm.exp2.", "@llvm.log.", "@llvm.log2.", "@llvm.log10."},
+                    " x double> ");
 
   Tensor in = *Tensor::zeros(ScalarType::Float64, {int64_t(x.size())});
   std::copy(x.begin(), x.end(), in.as<double>());
-  auto out = compiled->kernel->run({{"X", in}});
+  auto out = b.compiled->kernel->run({{"X", in}});
   ASSERT_TRUE(out) << out.error();
   struct Fn {
     const char* name;
@@ -219,6 +245,19 @@ TEST(DoubleMath, BuiltinsMatchTheCLibraryOverTheDoubleRange) {
       if (double u = ulps(got[i], f.ref(x[i])); u > worst) worst = u, at = i;
     EXPECT_LE(worst, f.max_ulps) << f.name << "(" << x[at] << ") = " << got[at] << ", want " << f.ref(x[at]) << ": "
                                  << worst << " ulp";
+  }
+  // log2 of a power of two and log10 of a power of ten are exact, as in C (floor(log2(x))
+  // must not be one less).
+  const double* l2 = out->at("L2").as<double>();
+  const double* l10 = out->at("L10").as<double>();
+  for (size_t k = 0; k < x.size(); ++k) {
+    if (x[k] > 0 && std::isfinite(x[k]) && std::ldexp(1.0, std::ilogb(x[k])) == x[k])
+      EXPECT_EQ(l2[k], double(std::ilogb(x[k]))) << "log2(" << x[k] << ")";
+  }
+  for (int k = 0; k <= 22; ++k) {
+    auto at = std::find(x.begin(), x.end(), std::pow(10.0, k));
+    ASSERT_NE(at, x.end());
+    EXPECT_EQ(l10[at - x.begin()], double(k)) << "log10(1e" << k << ")";
   }
 }
 
