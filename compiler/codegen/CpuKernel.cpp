@@ -13,6 +13,7 @@
 #include <llvm/IR/Verifier.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Passes/PassBuilder.h>
+#include <llvm/Transforms/IPO/AlwaysInliner.h>
 #include <llvm/Support/CommandLine.h>
 #include <llvm/Support/FormattedStream.h>
 #include <llvm/Support/TargetSelect.h>
@@ -34,6 +35,7 @@
 
 #include "codegen/LlvmEmitter.h"
 #include "codegen/LlvmHalfCompares.h"
+#include "codegen/LlvmMath.h"
 #include "codegen/LlvmStreamStores.h"
 #include "codegen/X86Extensions.h"
 #include "runtime/ThreadPool.h"
@@ -131,6 +133,11 @@ void optimise(llvm::Module& m, llvm::TargetMachine& tm) {
   pb.registerLoopAnalyses(lam);
   pb.crossRegisterProxies(lam, fam, cgam, mam);
   pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3).run(m, mam);
+  // The vector loops' masked calls of far trigonometric arguments become a branch each.
+  llvm::ModulePassManager inline_far;
+  inline_far.addPass(llvm::AlwaysInlinerPass());
+  inline_far.run(m, mam);
+  drop_far_lanes_variants(m);
   // A reduction's `reassoc` lets the vectoriser split it over several accumulators; once
   // that is done it must go. The instruction selector would use it to fold every
   // `acc + x * y` of those accumulators, and the tree that sums them, into one chain of

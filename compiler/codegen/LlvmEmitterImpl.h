@@ -250,6 +250,9 @@ class Emitter {
   llvm::Value* read_offset(const Expr& e, Env& env);
 
   llvm::Value* call_builtin(const Expr& e, Env& env);
+  // A double (or vector of them) as float rounded to odd: rounded to half afterwards, the
+  // result is the double rounded to half once.
+  llvm::Value* round_to_odd_float(llvm::Value* d);
 
   llvm::Value* binary(const Expr& e, Env& env);
 

@@ -35,8 +35,7 @@ llvm::Intrinsic::ID math_intrinsic(std::string_view n, ScalarType t) {
       {"nearbyint", Intrinsic::nearbyint}, {"round", Intrinsic::round}, {"copysign", Intrinsic::copysign},
       {"fma", Intrinsic::fma},     {"fmax", Intrinsic::maxnum}, {"fmin", Intrinsic::minnum},
       {"exp", Intrinsic::exp},     {"exp2", Intrinsic::exp2},   {"log", Intrinsic::log},
-      {"log2", Intrinsic::log2},   {"log10", Intrinsic::log10},
-      {"sin", Intrinsic::sin},     {"cos", Intrinsic::cos}};
+      {"log2", Intrinsic::log2},   {"log10", Intrinsic::log10}};
   for (auto& [name, id] : table)
     if (n == name) return id;
   return Intrinsic::not_intrinsic;
@@ -128,11 +127,37 @@ llvm::Value* Emitter::convert(llvm::Value* v, ScalarType from, ScalarType to) {
   if (to == ScalarType::Bool)
     return ff ? B.CreateFCmpUNE(v, llvm::ConstantFP::get(v->getType(), 0.0))
               : B.CreateICmpNE(v, llvm::ConstantInt::get(v->getType(), 0));
-  if (ff && tf) return B.CreateFPCast(v, t);
+  if (ff && tf) {
+    // x86 converts between half and double only by a call per element (without
+    // AVX512-FP16). Through float instead: exactly one way; the other way rounds to odd
+    // in float first (towards zero, the last bit set when inexact), which keeps the
+    // rounding to half the only one that counts.
+    if (from == ScalarType::Float16 && to == ScalarType::Float64) return B.CreateFPExt(B.CreateFPExt(v, B.getFloatTy()), t);
+    if (from == ScalarType::Float64 && to == ScalarType::Float16) return B.CreateFPTrunc(round_to_odd_float(v), t);
+    return B.CreateFPCast(v, t);
+  }
   if (ff) return float_to_int(from == ScalarType::Float16 ? B.CreateFPExt(v, B.getFloatTy()) : v, to);
   bool from_signed = from != ScalarType::Bool && scalar_type_is_signed(from);
   if (tf) return from_signed ? B.CreateSIToFP(v, t) : B.CreateUIToFP(v, t);
   return B.CreateIntCast(v, t, from_signed);
+}
+
+llvm::Value* Emitter::round_to_odd_float(llvm::Value* d) {
+  llvm::Type* f = B.getFloatTy();
+  llvm::Type* i = B.getInt32Ty();
+  if (auto* v = llvm::dyn_cast<llvm::FixedVectorType>(d->getType())) {
+    f = llvm::FixedVectorType::get(f, v->getNumElements());
+    i = llvm::FixedVectorType::get(i, v->getNumElements());
+  }
+  llvm::Value* nearest = B.CreateFPTrunc(d, f);
+  llvm::Value* back = B.CreateFPExt(nearest, d->getType());
+  llvm::Value* bits = B.CreateBitCast(nearest, i);
+  // Rounded away from zero: one step back (the bits below the sign are the magnitude).
+  llvm::Value* away = B.CreateFCmpOGT(B.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, back),
+                                      B.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, d));
+  bits = B.CreateSelect(away, B.CreateSub(bits, llvm::ConstantInt::get(i, 1)), bits);
+  bits = B.CreateSelect(B.CreateFCmpONE(back, d), B.CreateOr(bits, llvm::ConstantInt::get(i, 1)), bits);
+  return B.CreateBitCast(bits, f);
 }
 
 // Float to integer saturates and takes NaN to 0, as the interpreter does. LLVM's
@@ -281,6 +306,12 @@ llvm::Value* Emitter::call_builtin(const Expr& e, Env& env) {
   if (inline_math_builtin(b.name, t)) {
     args_in(t);
     return convert(emit_inline_math(B, b.name, args[0]), t, e.type);
+  }
+  if (trig_builtin(b.name) && (t == ScalarType::Float32 || t == ScalarType::Float64)) {
+    args_in(ScalarType::Float64);
+    llvm::FunctionCallee reference = module_->getOrInsertFunction(
+        "tcs_builtin_" + std::string(b.name), llvm::FunctionType::get(B.getDoubleTy(), {B.getDoubleTy()}, false));
+    return convert(emit_trig(B, b.name, args[0], t == ScalarType::Float32, reference), ScalarType::Float64, e.type);
   }
   if (b.name == "pow" && t == ScalarType::Float32) {  // a float or float16 result
     args_in(ScalarType::Float64);

@@ -12,6 +12,9 @@
 #include <cmath>
 
 #include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/MDBuilder.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Transforms/Utils/ModuleUtils.h>
 
 namespace tcs {
 namespace {
@@ -30,19 +33,21 @@ struct Precision {
   int log_terms;             // of the atanh series, in t^2
   double tanh_series_below;  // |x| under which tanh is its Taylor series
   int tanh_terms;            // of that series, in x^2
+  int sin_terms, cos_terms;  // of sin's and cos's Taylor series on |r| <= pi/4, in r^2
 };
 
 // Float: polynomials to float's 2^-24; double: to 2^-53 (the last term left out is
 // below 1e-17 of the result on each range).
 constexpr Precision kFloat{23, 127, 1.1754943508222875e-38, -104.0, 89.0, 0.693145751953125, 1.428606765330187e-06,
-                           0x3f3504f3, 7, 6, 0.625, 8};
+                           0x3f3504f3, 7, 6, 0.625, 8, 0, 0};
 constexpr Precision kDouble{52,   1023, 2.2250738585072014e-308, -746.0, 710.0, 6.93147180369123816490e-01,
-                            1.90821492927058770002e-10, 0x3fe6a09e667f3bcd, 13, 12, 0.3, 13};
-// Double's ranges with polynomials for a float result computed in double (pow): exp to
-// float's 2^-24 and log to 2^-40, below the 2^-32 that y log|x| needs when it reaches
-// 104 (a float's result relative error is that product's absolute one).
+                            1.90821492927058770002e-10, 0x3fe6a09e667f3bcd, 13, 12, 0.3, 13, 8, 8};
+// Double's ranges with polynomials for a float result computed in double (pow, sin,
+// cos, tan): exp, sin and cos to float's 2^-24 and log to 2^-40, below the 2^-32 that
+// y log|x| needs when it reaches 104 (a float's result relative error is that product's
+// absolute one). Float's trigonometry has no float precision of its own: see sin_cos.
 constexpr Precision kDoubleForFloat{52,   1023, 2.2250738585072014e-308, -746.0, 710.0, 6.93147180369123816490e-01,
-                                    1.90821492927058770002e-10, 0x3fe6a09e667f3bcd, 7, 7, 0.3, 13};
+                                    1.90821492927058770002e-10, 0x3fe6a09e667f3bcd, 7, 7, 0.3, 13, 5, 5};
 
 // tanh x = sum a_k x^(2k+1): from tanh' = 1 - tanh^2, (2k + 1) a_k = -sum_{i+j=k-1} a_i a_j.
 std::vector<double> tanh_series(int terms) {
@@ -199,6 +204,78 @@ struct Math {
     return B.CreateSelect(B.CreateFCmpOLT(a, c(0.5)), small, big);
   }
 
+  // a + b as hi + lo exactly (Knuth's two-sum, for any magnitudes).
+  std::pair<Value*, Value*> two_sum(Value* a, Value* b) {
+    Value* s = B.CreateFAdd(a, b);
+    Value* bb = B.CreateFSub(s, a);
+    Value* err = B.CreateFAdd(B.CreateFSub(a, B.CreateFSub(s, bb)), B.CreateFSub(b, bb));
+    return {s, err};
+  }
+
+  // x = n pi/2 + r, |r| <= pi/4 (a little more at most), r as hi + lo, and n mod 4, for a
+  // double |x| below kTrigReduced. pi/2 is three doubles p1 + p2 + p3 (to 2^-160); x - n
+  // p1 is exact (both are multiples of x's or p1's last place and the difference is
+  // below 1), n p2 is split exactly by an FMA, and two-sums keep the rest, so r is good
+  // to about 2^-100 absolute: enough even where x lies close to a multiple of pi/2.
+  struct Reduced {
+    Value *quadrant, *hi, *lo;
+  };
+  static constexpr double kPio2[3] = {0x1.921fb54442d18p+0, 0x1.1a62633145c07p-54, -0x1.f1976b7ed8fbcp-110};
+  Reduced reduce_half_pi(Value* x) {
+    Value* shifted = fma(x, c(0.6366197723675814), c(rounding_shift()));
+    Value* n = B.CreateFSub(shifted, c(rounding_shift()));
+    Value* quadrant = B.CreateAnd(B.CreateBitCast(shifted, i), ci(3));  // the shift's low bits are 0
+    Value* neg_n = B.CreateFNeg(n);
+    Value* a = fma(neg_n, c(kPio2[0]), x);
+    Value* b = B.CreateFMul(n, c(kPio2[1]));
+    Value* b_err = fma(n, c(kPio2[1]), B.CreateFNeg(b));
+    auto [s, s_err] = two_sum(a, B.CreateFNeg(b));
+    Value* rest = fma(neg_n, c(kPio2[2]), B.CreateFSub(s_err, b_err));
+    Value* hi = B.CreateFAdd(s, rest);
+    Value* lo = B.CreateFSub(rest, B.CreateFSub(hi, s));  // fast two-sum: |s| >= |rest|
+    return {quadrant, hi, lo};
+  }
+
+  // sin and cos of hi + lo (|hi| <= pi/4, lo below hi's last place) by their Taylor
+  // series; lo enters to first order (sin' = cos ~ 1, cos' = -sin ~ -hi). cos's 1 - z/2
+  // keeps the rounding of its subtraction (w + ((1 - w) - z/2)).
+  std::pair<Value*, Value*> sin_cos_near_zero(Value* hi, Value* lo) {
+    Value* z = B.CreateFMul(hi, hi);
+    std::vector<double> sk, ck;
+    double f = 1;  // (2k+1)! then (2k)!
+    for (int k = 1; k <= p.sin_terms; ++k) sk.push_back((k % 2 ? -1 : 1) / (f *= double(2 * k) * double(2 * k + 1)));
+    f = 2;
+    for (int k = 2; k <= p.cos_terms + 1; ++k) ck.push_back((k % 2 ? -1 : 1) / (f *= double(2 * k - 1) * double(2 * k)));
+    Value* sin = B.CreateFAdd(hi, fma(B.CreateFMul(hi, z), poly(z, sk), lo));
+    Value* half_z = B.CreateFMul(z, c(0.5));
+    Value* w = B.CreateFSub(c(1.0), half_z);
+    Value* tail = fma(B.CreateFMul(z, z), poly(z, ck), B.CreateFNeg(B.CreateFMul(hi, lo)));
+    Value* cos = B.CreateFAdd(w, B.CreateFAdd(B.CreateFSub(B.CreateFSub(c(1.0), w), half_z), tail));
+    return {sin, cos};
+  }
+
+  // sin, cos or tan of x from its quadrant: sin x = (sin r, cos r, -sin r, -cos r) for
+  // n mod 4 = 0..3, cos x = (cos r, -sin r, -cos r, sin r), tan x = sin x / cos x. A NaN
+  // stays NaN through every step; sin and tan of -0 are -0.
+  Value* trig(std::string_view name, Value* x) {
+    Reduced r = reduce_half_pi(x);
+    auto [s, co] = sin_cos_near_zero(r.hi, r.lo);
+    Value* odd = B.CreateICmpNE(B.CreateAnd(r.quadrant, ci(1)), ci(0));
+    auto negate_when = [&](Value* v, Value* bit) { return B.CreateSelect(bit, B.CreateFNeg(v), v); };
+    Value* upper = B.CreateICmpNE(B.CreateAnd(r.quadrant, ci(2)), ci(0));
+    Value* y;
+    if (name == "sin") {
+      y = negate_when(B.CreateSelect(odd, co, s), upper);
+    } else if (name == "cos") {
+      Value* flips = B.CreateICmpNE(B.CreateAnd(B.CreateAdd(r.quadrant, ci(1)), ci(2)), ci(0));
+      y = negate_when(B.CreateSelect(odd, s, co), flips);
+    } else {
+      y = B.CreateSelect(odd, B.CreateFNeg(B.CreateFDiv(co, s)), B.CreateFDiv(s, co));
+    }
+    if (name == "cos") return y;
+    return B.CreateSelect(B.CreateFCmpOEQ(x, c(0.0)), x, y);
+  }
+
   // x^y as C's pow, from this precision's exp and log: e^{y log|x|}, negative for a
   // negative x and an odd integer y, NaN for a finite negative x and a finite y that is
   // no integer;
@@ -276,6 +353,128 @@ llvm::Value* emit_pow_for_float(llvm::IRBuilderBase& B, llvm::Value* x, llvm::Va
   llvm::IRBuilderBase::FastMathFlagGuard guard(B);
   B.clearFastMathFlags();
   return m.pow(x, y);
+}
+
+bool trig_builtin(std::string_view name) { return name == "sin" || name == "cos" || name == "tan"; }
+
+namespace {
+
+// |x| from which sin, cos and tan call the reference: below it the reduction's n is
+// under 2^30 and x - n p1 exact. Such arguments are rare; the branch to them costs
+// nothing where no lane of a vector takes it.
+constexpr double kTrigReduced = 1073741824.0;
+
+// The lane widths the loop vectoriser may ask for.
+constexpr int kVariantLanes[] = {2, 4, 8, 16, 32, 64};
+constexpr std::string_view kVariantPrefix = "tcs_far_lanes.";
+
+std::string variant_name(llvm::StringRef reference, int lanes) {
+  return std::string(kVariantPrefix) + std::to_string(lanes) + "." + reference.str();
+}
+
+// The reference on the lanes of a vector that `mask` selects, one call each, nothing when
+// it selects none; the loop vectoriser calls it for the far branch of a vector of lanes
+// (declared on the call by its vector-function ABI name, a masked variant). Inlined after
+// the vectoriser (inline_far_lanes), it becomes a branch that vectors of ordinary
+// arguments skip.
+llvm::Function* far_lanes_variant(llvm::Module& m, llvm::Function* reference, int lanes) {
+  std::string name = variant_name(reference->getName(), lanes);
+  if (llvm::Function* f = m.getFunction(name)) return f;
+  llvm::LLVMContext& ctx = m.getContext();
+  llvm::Type* d = llvm::Type::getDoubleTy(ctx);
+  auto* vd = llvm::FixedVectorType::get(d, unsigned(lanes));
+  auto* vm = llvm::FixedVectorType::get(llvm::Type::getInt1Ty(ctx), unsigned(lanes));
+  auto* f = llvm::Function::Create(llvm::FunctionType::get(vd, {vd, vm}, false), llvm::GlobalValue::InternalLinkage, name, m);
+  f->addFnAttr(llvm::Attribute::AlwaysInline);
+  f->addFnAttr(llvm::Attribute::NoUnwind);
+  llvm::Value* x = f->getArg(0);
+  llvm::Value* mask = f->getArg(1);
+  auto* entry = llvm::BasicBlock::Create(ctx, "entry", f);
+  auto* lane = llvm::BasicBlock::Create(ctx, "lane", f);
+  auto* call = llvm::BasicBlock::Create(ctx, "call", f);
+  auto* next = llvm::BasicBlock::Create(ctx, "next", f);
+  auto* done = llvm::BasicBlock::Create(ctx, "done", f);
+  llvm::IRBuilder<> b(entry);
+  llvm::Value* any = b.CreateICmpNE(b.CreateBitCast(mask, b.getIntNTy(unsigned(lanes))), b.getIntN(unsigned(lanes), 0));
+  b.CreateCondBr(any, lane, done, llvm::MDBuilder(ctx).createBranchWeights(1, 1000000));
+  b.SetInsertPoint(lane);
+  llvm::PHINode* k = b.CreatePHI(b.getInt32Ty(), 2);
+  llvm::PHINode* acc = b.CreatePHI(vd, 2);
+  k->addIncoming(b.getInt32(0), entry);
+  acc->addIncoming(x, entry);
+  b.CreateCondBr(b.CreateExtractElement(mask, k), call, next);
+  b.SetInsertPoint(call);
+  llvm::Value* one = b.CreateInsertElement(acc, b.CreateCall(reference, {b.CreateExtractElement(x, k)}), k);
+  b.CreateBr(next);
+  b.SetInsertPoint(next);
+  llvm::PHINode* merged = b.CreatePHI(vd, 2);
+  merged->addIncoming(acc, lane);
+  merged->addIncoming(one, call);
+  llvm::Value* k1 = b.CreateAdd(k, b.getInt32(1));
+  k->addIncoming(k1, next);
+  acc->addIncoming(merged, next);
+  b.CreateCondBr(b.CreateICmpEQ(k1, b.getInt32(uint32_t(lanes))), done, lane);
+  b.SetInsertPoint(done);
+  llvm::PHINode* result = b.CreatePHI(vd, 2);
+  result->addIncoming(x, entry);
+  result->addIncoming(merged, next);
+  b.CreateRet(result);
+  llvm::appendToCompilerUsed(m, {f});  // until the vectoriser has had its chance to call it
+  return f;
+}
+
+}  // namespace
+
+llvm::Value* emit_trig(llvm::IRBuilderBase& B, std::string_view name, llvm::Value* x, bool for_float,
+                       llvm::FunctionCallee reference) {
+  llvm::Function* fn = B.GetInsertBlock()->getParent();
+  llvm::Module& m = *fn->getParent();
+  llvm::Value* near;
+  {
+    Math math{B, B.getDoubleTy(), B.getInt64Ty(), for_float ? kDoubleForFloat : kDouble};
+    llvm::IRBuilderBase::FastMathFlagGuard guard(B);
+    B.clearFastMathFlags();
+    near = math.trig(name, x);
+  }
+  llvm::Value* far = B.CreateFCmpOGE(B.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x), llvm::ConstantFP::get(x->getType(), kTrigReduced));
+  llvm::BasicBlock* here = B.GetInsertBlock();
+  auto* far_bb = llvm::BasicBlock::Create(B.getContext(), std::string(name) + ".far", fn);
+  auto* join = llvm::BasicBlock::Create(B.getContext(), std::string(name) + ".join", fn);
+  B.CreateCondBr(far, far_bb, join, llvm::MDBuilder(B.getContext()).createBranchWeights(1, 1000000));
+  B.SetInsertPoint(far_bb);
+  llvm::CallInst* call = B.CreateCall(reference, {x});
+  // The reference has no effects: the vectoriser may then predicate the call through
+  // the masked variants named here.
+  call->setDoesNotAccessMemory();
+  call->setDoesNotThrow();
+  call->addFnAttr(llvm::Attribute::WillReturn);
+  std::string variants;
+  auto* ref = llvm::cast<llvm::Function>(reference.getCallee());
+  for (int lanes : kVariantLanes) {
+    far_lanes_variant(m, ref, lanes);
+    variants += (variants.empty() ? "" : ",") + std::string("_ZGV_LLVM_M") + std::to_string(lanes) + "v_" +
+                ref->getName().str() + "(" + variant_name(ref->getName(), lanes) + ")";
+  }
+  call->addFnAttr(llvm::Attribute::get(B.getContext(), "vector-function-abi-variant", variants));
+  llvm::BasicBlock* far_end = B.GetInsertBlock();
+  B.CreateBr(join);
+  B.SetInsertPoint(join);
+  llvm::PHINode* y = B.CreatePHI(x->getType(), 2);
+  y->addIncoming(near, here);
+  y->addIncoming(call, far_end);
+  return y;
+}
+
+void drop_far_lanes_variants(llvm::Module& m) {
+  auto ours = [](llvm::Constant* c) { return c->getName().starts_with(kVariantPrefix); };
+  llvm::removeFromUsedLists(m, ours);
+  std::vector<llvm::Function*> unused;
+  for (llvm::Function& f : m) {
+    if (!f.getName().starts_with(kVariantPrefix)) continue;
+    f.removeDeadConstantUsers();  // the used list's old array
+    if (f.use_empty()) unused.push_back(&f);
+  }
+  for (llvm::Function* f : unused) f->eraseFromParent();
 }
 
 }  // namespace tcs

@@ -20,4 +20,16 @@ llvm::Value* emit_inline_math(llvm::IRBuilderBase& B, std::string_view name, llv
 // result's relative error; and an integer y keeps its parity only in double.
 llvm::Value* emit_pow_for_float(llvm::IRBuilderBase& B, llvm::Value* x, llvm::Value* y);
 
+// sin, cos or tan.
+bool trig_builtin(std::string_view name);
+// sin, cos or tan of a double, computed in double where |x| < 2^30 (to about an ulp; with
+// the shorter polynomials a float result needs when `for_float`) and by `reference`, the
+// double reference of one argument, beyond. Emits a branch to the far arguments that the
+// loop vectoriser turns into a masked call per vector (see drop_far_lanes_variants).
+llvm::Value* emit_trig(llvm::IRBuilderBase& B, std::string_view name, llvm::Value* x, bool for_float,
+                       llvm::FunctionCallee reference);
+// After the optimisation pipeline, once the masked calls of the far branch are inlined
+// (they are always-inline): the variants no vector loop called go.
+void drop_far_lanes_variants(llvm::Module& m);
+
 }  // namespace tcs
