@@ -177,6 +177,29 @@ struct Math {
     });
   }
 
+  // log(1 + x) with x's own precision near 0: u = 1 + x rounds, and log u is then
+  // corrected to first order by the part of x the sum lost, (x - (u - 1)) / u. At u = 0
+  // and u = inf the correction is NaN and log u is the answer; log1p(-0) is -0.
+  Value* log1p(Value* x) {
+    Value* u = B.CreateFAdd(c(1.0), x);
+    Value* lu = log(u);
+    Value* lost = B.CreateFDiv(B.CreateFSub(x, B.CreateFSub(u, c(1.0))), u);
+    Value* edge = B.CreateOr(B.CreateFCmpOEQ(u, c(0.0)), B.CreateFCmpOEQ(u, c(INFINITY)));
+    Value* y = B.CreateSelect(edge, lu, B.CreateFAdd(lu, lost));
+    return B.CreateSelect(B.CreateFCmpOEQ(x, c(0.0)), x, y);
+  }
+
+  // e^x - 1: below ln2 / 2 in magnitude x times exp's Taylor series divided by x (no
+  // cancellation), beyond exp(x) - 1 (which cancels at most a factor 3.5 there).
+  Value* expm1(Value* x) {
+    std::vector<double> taylor{1.0};
+    for (int k = 2; k <= p.exp_degree + 2; ++k) taylor.push_back(taylor.back() / k);
+    Value* small = B.CreateFMul(x, poly(x, taylor));
+    Value* big = B.CreateFSub(exp(x), c(1.0));
+    Value* y = B.CreateSelect(B.CreateFCmpOLT(abs(x), c(0.34657359027997264)), small, big);  // NaN: big
+    return B.CreateSelect(B.CreateFCmpOEQ(x, c(0.0)), x, y);
+  }
+
   Value* tanh(Value* x) {
     // Small |x|: the odd Taylor series (float: below 0.625 to x^15, relative error below
     // 2e-6 at the edge, far less inside); beyond: 1 - 2 / (e^{2|x|} + 1), which cancels
@@ -314,6 +337,8 @@ constexpr MathBuiltin kMath[] = {
     {"log2", [](Math& m, Value* x) { return m.log2(x); }, true},
     {"log10", [](Math& m, Value* x) { return m.log10(x); }, true},
     {"tanh", [](Math& m, Value* x) { return m.tanh(x); }, true},
+    {"log1p", [](Math& m, Value* x) { return m.log1p(x); }, true},
+    {"expm1", [](Math& m, Value* x) { return m.expm1(x); }, true},
     {"erf", [](Math& m, Value* x) { return m.erf(x); }, false},
     {"rsqrt", [](Math& m, Value* x) { return m.B.CreateFDiv(m.c(1.0), m.B.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, x)); }, true},
 };

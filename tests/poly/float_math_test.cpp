@@ -24,7 +24,7 @@ namespace {
 
 // Every builtin of one argument that the float path computes, applied to X.
 constexpr const char* kMath = R"(
-def math(float(N) X) -> (E, E2, L, L2, L10, T, R, Q) {
+def math(float(N) X) -> (E, E2, L, L2, L10, T, R, Q, LP, EM) {
     E(i) = exp(X(i))
     E2(i) = exp2(X(i))
     L(i) = log(X(i))
@@ -33,6 +33,8 @@ def math(float(N) X) -> (E, E2, L, L2, L10, T, R, Q) {
     T(i) = tanh(X(i))
     R(i) = erf(X(i))
     Q(i) = rsqrt(X(i))
+    LP(i) = log1p(X(i))
+    EM(i) = expm1(X(i))
 })";
 
 // Magnitudes from subnormal to huge, both signs, and the special values.
@@ -100,7 +102,8 @@ TEST(FloatMath, BuiltinsMatchTheCLibraryOverTheFloatRange) {
   std::vector<float> x = arguments();
   DefaultBuild b = build_default(kMath, int64_t(x.size()));
   ASSERT_TRUE(b.compiled);
-  expect_vectorised(*b.compiled, {"@expf", "@logf", "@tanhf", "@erff", "@exp2f", "@tcs_builtin_"}, " x float> ");
+  expect_vectorised(*b.compiled, {"@expf", "@logf", "@tanhf", "@erff", "@exp2f", "@log1pf", "@expm1f", "@tcs_builtin_"},
+                    " x float> ");
 
   Tensor in = *Tensor::zeros(ScalarType::Float32, {int64_t(x.size())});
   std::copy(x.begin(), x.end(), in.as<float>());
@@ -115,7 +118,8 @@ TEST(FloatMath, BuiltinsMatchTheCLibraryOverTheFloatRange) {
                       Fn{"L", [](double v) { return std::log(v); }, 4e-7}, Fn{"L2", [](double v) { return std::log2(v); }, 4e-7},
                       Fn{"L10", [](double v) { return std::log10(v); }, 4e-7}, Fn{"T", [](double v) { return std::tanh(v); }, 2e-6},
                       Fn{"R", [](double v) { return std::erf(v); }, 2e-6},
-                      Fn{"Q", [](double v) { return 1.0 / std::sqrt(v); }, 2e-7}}) {
+                      Fn{"Q", [](double v) { return 1.0 / std::sqrt(v); }, 2e-7},
+                      Fn{"LP", [](double v) { return std::log1p(v); }, 4e-7}, Fn{"EM", [](double v) { return std::expm1(v); }, 4e-7}}) {
     const float* got = out->at(f.name).as<float>();
     int failures = 0;
     for (size_t i = 0; i < x.size() && failures < 5; ++i) {
@@ -177,7 +181,7 @@ def p(float(N) X, float(N) Y) -> (P) {
 // Every builtin of one argument computed inline in double, and those double takes from an
 // LLVM intrinsic, exact there.
 constexpr const char* kDoubleMath = R"(
-def math(double(N) X) -> (E, E2, L, L2, L10, T, Q, S) {
+def math(double(N) X) -> (E, E2, L, L2, L10, T, Q, S, LP, EM) {
     E(i) = exp(X(i))
     E2(i) = exp2(X(i))
     L(i) = log(X(i))
@@ -186,6 +190,8 @@ def math(double(N) X) -> (E, E2, L, L2, L10, T, Q, S) {
     T(i) = tanh(X(i))
     Q(i) = rsqrt(X(i))
     S(i) = sqrt(fabs(X(i))) + floor(X(i)) + fma(X(i), X(i), 1.0) + fmax(X(i), 0.5)
+    LP(i) = log1p(X(i))
+    EM(i) = expm1(X(i))
 })";
 
 // Magnitudes from the least subnormal to the largest double, both signs, the special
@@ -221,7 +227,7 @@ TEST(DoubleMath, BuiltinsMatchTheCLibraryOverTheDoubleRange) {
   std::vector<double> x = double_arguments();
   DefaultBuild b = build_default(kDoubleMath, int64_t(x.size()));
   ASSERT_TRUE(b.compiled);
-  expect_vectorised(*b.compiled, {"@exp(", "@log(", "@tanh(", "@exp2(", "@sqrt(", "@floor(", "@fma(", "@tcs_builtin_",
+  expect_vectorised(*b.compiled, {"@exp(", "@log(", "@tanh(", "@exp2(", "@sqrt(", "@floor(", "@fma(", "@log1p(", "@expm1(", "@tcs_builtin_",
                                   "@llvm.exp.", "@llvm.exp2.", "@llvm.log.", "@llvm.log2.", "@llvm.log10."},
                     " x double> ");
 
@@ -238,7 +244,8 @@ TEST(DoubleMath, BuiltinsMatchTheCLibraryOverTheDoubleRange) {
                       Fn{"L", [](double v) { return std::log(v); }, 3}, Fn{"L2", [](double v) { return std::log2(v); }, 4},
                       Fn{"L10", [](double v) { return std::log10(v); }, 4}, Fn{"T", [](double v) { return std::tanh(v); }, 4},
                       Fn{"Q", [](double v) { return 1.0 / std::sqrt(v); }, 1},
-                      Fn{"S", [](double v) { return std::sqrt(std::fabs(v)) + std::floor(v) + std::fma(v, v, 1.0) + std::fmax(v, 0.5); }, 0}}) {
+                      Fn{"S", [](double v) { return std::sqrt(std::fabs(v)) + std::floor(v) + std::fma(v, v, 1.0) + std::fmax(v, 0.5); }, 0},
+                      Fn{"LP", [](double v) { return std::log1p(v); }, 4}, Fn{"EM", [](double v) { return std::expm1(v); }, 4}}) {
     const double* got = out->at(f.name).as<double>();
     double worst = 0;
     size_t at = 0;
