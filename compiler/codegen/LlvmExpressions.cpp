@@ -305,7 +305,7 @@ llvm::Value* Emitter::call_builtin(const Expr& e, Env& env) {
   };
   if (inline_math_builtin(b.name, t)) {
     args_in(t);
-    return convert(emit_inline_math(B, b.name, args[0]), t, e.type);
+    return convert(emit_inline_math(B, b.name, args), t, e.type);
   }
   if (trig_builtin(b.name) && (t == ScalarType::Float32 || t == ScalarType::Float64)) {
     args_in(ScalarType::Float64);

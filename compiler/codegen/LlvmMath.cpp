@@ -34,20 +34,21 @@ struct Precision {
   double tanh_series_below;  // |x| under which tanh is its Taylor series
   int tanh_terms;            // of that series, in x^2
   int sin_terms, cos_terms;  // of sin's and cos's Taylor series on |r| <= pi/4, in r^2
+  int atan_terms;            // of atan's Taylor series on |u| <= tan(pi/8), in u^2
 };
 
 // Float: polynomials to float's 2^-24; double: to 2^-53 (the last term left out is
 // below 1e-17 of the result on each range).
 constexpr Precision kFloat{23, 127, 1.1754943508222875e-38, -104.0, 89.0, 0.693145751953125, 1.428606765330187e-06,
-                           0x3f3504f3, 7, 6, 0.625, 8, 0, 0};
+                           0x3f3504f3, 7, 6, 0.625, 8, 0, 0, 9};
 constexpr Precision kDouble{52,   1023, 2.2250738585072014e-308, -746.0, 710.0, 6.93147180369123816490e-01,
-                            1.90821492927058770002e-10, 0x3fe6a09e667f3bcd, 13, 12, 0.3, 13, 8, 8};
+                            1.90821492927058770002e-10, 0x3fe6a09e667f3bcd, 13, 12, 0.3, 13, 8, 8, 21};
 // Double's ranges with polynomials for a float result computed in double (pow, sin,
 // cos, tan): exp, sin and cos to float's 2^-24 and log to 2^-40, below the 2^-32 that
 // y log|x| needs when it reaches 104 (a float's result relative error is that product's
 // absolute one). Float's trigonometry has no float precision of its own: see sin_cos.
 constexpr Precision kDoubleForFloat{52,   1023, 2.2250738585072014e-308, -746.0, 710.0, 6.93147180369123816490e-01,
-                                    1.90821492927058770002e-10, 0x3fe6a09e667f3bcd, 7, 7, 0.3, 13, 5, 5};
+                                    1.90821492927058770002e-10, 0x3fe6a09e667f3bcd, 7, 7, 0.3, 13, 5, 5, 9};
 
 // tanh x = sum a_k x^(2k+1): from tanh' = 1 - tanh^2, (2k + 1) a_k = -sum_{i+j=k-1} a_i a_j.
 std::vector<double> tanh_series(int terms) {
@@ -200,6 +201,153 @@ struct Math {
     return B.CreateSelect(B.CreateFCmpOEQ(x, c(0.0)), x, y);
   }
 
+  // A constant in two parts: the first rounded to this precision, the second what it
+  // left (from long double, so a double's second part is good to its own precision).
+  std::pair<Value*, Value*> split(long double v) {
+    double hi = p.mantissa_bits == 23 ? double(float(v)) : double(v);
+    return {c(hi), c(double(v - hi))};
+  }
+  static constexpr long double kPi = 3.141592653589793238462643383279502884L;
+
+  // atan of t in [0, 1]: from t > tan(pi/8), pi/4 + atan((t - 1)/(t + 1)), so the series
+  // runs on |u| <= tan(pi/8) (float: to u^19, double: to u^43).
+  Value* atan_unit(Value* t) {
+    Value* mid = B.CreateFCmpOGT(t, c(0.41421356237309503));
+    Value* u = B.CreateSelect(mid, B.CreateFDiv(B.CreateFSub(t, c(1.0)), B.CreateFAdd(t, c(1.0))), t);
+    Value* z = B.CreateFMul(u, u);
+    std::vector<double> k;
+    for (int j = 1; j <= p.atan_terms; ++j) k.push_back((j % 2 ? -1.0 : 1.0) / double(2 * j + 1));
+    Value* au = fma(B.CreateFMul(u, z), poly(z, k), u);
+    auto [q_hi, q_lo] = split(kPi / 4);
+    return B.CreateSelect(mid, B.CreateFAdd(q_hi, B.CreateFAdd(au, q_lo)), au);
+  }
+
+  // pi/2 - a, pi - a, with pi in two parts.
+  Value* half_pi_minus(Value* a) {
+    auto [hi, lo] = split(kPi / 2);
+    return B.CreateFSub(hi, B.CreateFSub(a, lo));
+  }
+  Value* pi_minus(Value* a) {
+    auto [hi, lo] = split(kPi);
+    return B.CreateFSub(hi, B.CreateFSub(a, lo));
+  }
+
+  Value* atan(Value* x) {
+    Value* a = abs(x);
+    Value* big = B.CreateFCmpOGT(a, c(1.0));
+    Value* r = atan_unit(B.CreateSelect(big, B.CreateFDiv(c(1.0), a), a));
+    r = B.CreateSelect(big, half_pi_minus(r), r);
+    return B.CreateIntrinsic(llvm::Intrinsic::copysign, {f}, {r, x});  // -0 stays -0, NaN NaN
+  }
+
+  // atan2 as C's: the smaller magnitude over the larger, then the octant; both zeros
+  // give 0 or pi and both infinities pi/4 or 3pi/4, by x's sign; the sign is y's.
+  Value* atan2(Value* y, Value* x) {
+    Value* ay = abs(y);
+    Value* ax = abs(x);
+    Value* swap = B.CreateFCmpOGT(ay, ax);
+    Value* t = B.CreateFDiv(B.CreateSelect(swap, ax, ay), B.CreateSelect(swap, ay, ax));
+    Value* both_inf = B.CreateAnd(B.CreateFCmpOEQ(ax, c(INFINITY)), B.CreateFCmpOEQ(ay, c(INFINITY)));
+    t = B.CreateSelect(both_inf, c(1.0), t);
+    Value* both_zero = B.CreateAnd(B.CreateFCmpOEQ(ax, c(0.0)), B.CreateFCmpOEQ(ay, c(0.0)));
+    t = B.CreateSelect(both_zero, c(0.0), t);
+    Value* r = atan_unit(t);
+    r = B.CreateSelect(swap, half_pi_minus(r), r);
+    Value* x_negative = B.CreateFCmpOLT(B.CreateIntrinsic(llvm::Intrinsic::copysign, {f}, {c(1.0), x}), c(0.0));
+    r = B.CreateSelect(x_negative, pi_minus(r), r);
+    return B.CreateIntrinsic(llvm::Intrinsic::copysign, {f}, {r, y});
+  }
+
+  // asin and acos from atan2 and sqrt(1 - x^2) taken as sqrt((1 - x)(1 + x)), exact
+  // enough near |x| = 1; past it the square root is NaN.
+  Value* asin(Value* x) { return atan2(x, cosine_of_asin(x)); }
+  Value* acos(Value* x) { return atan2(cosine_of_asin(x), x); }
+  Value* cosine_of_asin(Value* x) {
+    return B.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, B.CreateFMul(B.CreateFSub(c(1.0), x), B.CreateFAdd(c(1.0), x)));
+  }
+
+  // |x| from which e^-|x| is below half an ulp of e^|x|: there cosh and sinh are
+  // e^|x| / 2, taken as (e^{|x|/2} / 2) e^{|x|/2} so that it overflows only where they do.
+  double hyperbolic_far() const { return double(p.mantissa_bits + 3) * 0.34657359027997264; }
+  Value* half_exp_abs(Value* a) {
+    Value* e2 = exp(B.CreateFMul(a, c(0.5)));
+    return B.CreateFMul(B.CreateFMul(e2, c(0.5)), e2);
+  }
+  Value* cosh(Value* x) {
+    Value* a = abs(x);
+    Value* e = exp(a);
+    Value* near = B.CreateFMul(B.CreateFAdd(e, B.CreateFDiv(c(1.0), e)), c(0.5));
+    return B.CreateSelect(B.CreateFCmpOGT(a, c(hyperbolic_far())), half_exp_abs(a), near);
+  }
+  // sinh |x| = (e + e / (e + 1)) / 2 with e = e^|x| - 1: no cancellation near 0.
+  Value* sinh(Value* x) {
+    Value* a = abs(x);
+    Value* e = expm1(a);
+    Value* near = B.CreateFMul(B.CreateFAdd(e, B.CreateFDiv(e, B.CreateFAdd(e, c(1.0)))), c(0.5));
+    Value* r = B.CreateSelect(B.CreateFCmpOGT(a, c(hyperbolic_far())), half_exp_abs(a), near);
+    return B.CreateIntrinsic(llvm::Intrinsic::copysign, {f}, {r, x});
+  }
+  // asinh |x| = log1p(|x| + x^2 / (1 + sqrt(1 + x^2))); where x^2 would overflow, and
+  // where 1 no longer counts beside it, log|x| + ln2.
+  Value* asinh(Value* x) {
+    Value* a = abs(x);
+    Value* a2 = B.CreateFMul(a, a);
+    Value* near = log1p(B.CreateFAdd(a, B.CreateFDiv(a2, B.CreateFAdd(c(1.0), B.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, B.CreateFAdd(c(1.0), a2))))));
+    Value* far = B.CreateFAdd(log(a), c(0.6931471805599453));
+    Value* r = B.CreateSelect(B.CreateFCmpOGT(a, c(std::ldexp(1.0, p.mantissa_bits / 2 + 2))), far, near);
+    return B.CreateIntrinsic(llvm::Intrinsic::copysign, {f}, {r, x});
+  }
+  // acosh x = log1p((x - 1) + sqrt((x - 1)(x + 1))) (x - 1 exact near 1); far, log x +
+  // ln2; NaN below 1.
+  Value* acosh(Value* x) {
+    Value* m = B.CreateFSub(x, c(1.0));
+    Value* near = log1p(B.CreateFAdd(m, B.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, B.CreateFMul(m, B.CreateFAdd(x, c(1.0))))));
+    Value* far = B.CreateFAdd(log(x), c(0.6931471805599453));
+    Value* r = B.CreateSelect(B.CreateFCmpOGT(x, c(std::ldexp(1.0, p.mantissa_bits / 2 + 2))), far, near);
+    return B.CreateSelect(B.CreateFCmpULT(x, c(1.0)), c(NAN), r);
+  }
+  // atanh x = log1p(2|x| / (1 - |x|)) / 2, signed: +-inf at +-1, NaN past it.
+  Value* atanh(Value* x) {
+    Value* a = abs(x);
+    Value* r = B.CreateFMul(log1p(B.CreateFDiv(B.CreateFMul(a, c(2.0)), B.CreateFSub(c(1.0), a))), c(0.5));
+    return B.CreateIntrinsic(llvm::Intrinsic::copysign, {f}, {r, x});
+  }
+
+  // 10^x = e^{x ln10}, the product's rounding error (an FMA gives it) and ln10's second
+  // part applied to first order, since e^x turns an absolute error into a relative one.
+  Value* exp10(Value* x) {
+    auto [hi, lo] = split(2.302585092994045684017991454684364208L);
+    Value* t = B.CreateFMul(x, hi);
+    Value* t_err = fma(x, lo, fma(x, hi, B.CreateFNeg(t)));
+    Value* e = exp(t);
+    // Not where e overflowed or x is infinite (t_err NaN).
+    Value* finite = B.CreateAnd(B.CreateFCmpOLT(abs(t_err), c(INFINITY)), B.CreateFCmpOLT(e, c(INFINITY)));
+    return B.CreateSelect(finite, fma(e, t_err, e), e);
+  }
+
+  // hypot as the larger magnitude times sqrt(1 + r^2), r the ratio of the smaller to it,
+  // so nothing overflows before the result does; an infinity wins over a NaN, and two
+  // zeros give 0.
+  Value* hypot(Value* x, Value* y) {
+    Value* ax = abs(x);
+    Value* ay = abs(y);
+    Value* x_larger = B.CreateFCmpOGT(ax, ay);
+    Value* big = B.CreateSelect(x_larger, ax, ay);    // a NaN in either reaches big or small
+    Value* small = B.CreateSelect(x_larger, ay, ax);
+    Value* r = B.CreateFDiv(small, big);
+    Value* h = B.CreateFMul(big, B.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, fma(r, r, c(1.0))));
+    Value* zeros = B.CreateAnd(B.CreateFCmpOEQ(big, c(0.0)), B.CreateFCmpOEQ(small, c(0.0)));  // not NaN and 0
+    h = B.CreateSelect(zeros, c(0.0), h);
+    Value* inf = B.CreateOr(B.CreateFCmpOEQ(ax, c(INFINITY)), B.CreateFCmpOEQ(ay, c(INFINITY)));
+    return B.CreateSelect(inf, c(INFINITY), h);
+  }
+
+  // x - y where x > y, +0 otherwise, NaN with a NaN.
+  Value* fdim(Value* x, Value* y) {
+    Value* r = B.CreateSelect(B.CreateFCmpUNO(x, y), c(NAN), c(0.0));
+    return B.CreateSelect(B.CreateFCmpOGT(x, y), B.CreateFSub(x, y), r);
+  }
+
   Value* tanh(Value* x) {
     // Small |x|: the odd Taylor series (float: below 0.625 to x^15, relative error below
     // 2e-6 at the edge, far less inside); beyond: 1 - 2 / (e^{2|x|} + 1), which cancels
@@ -324,23 +472,36 @@ struct Math {
 
 // The builtins computed here, each from the Math above (rsqrt from an intrinsic), and whether in double too. erf is float only: its
 // bound here is 2e-6, and a double one would take another method.
-using MathFn = Value* (*)(Math&, Value*);
+using MathFn = Value* (*)(Math&, llvm::ArrayRef<Value*>);
 struct MathBuiltin {
   std::string_view name;
   MathFn fn;
   bool in_double;
 };
 constexpr MathBuiltin kMath[] = {
-    {"exp", [](Math& m, Value* x) { return m.exp(x); }, true},
-    {"exp2", [](Math& m, Value* x) { return m.exp2(x); }, true},
-    {"log", [](Math& m, Value* x) { return m.log(x); }, true},
-    {"log2", [](Math& m, Value* x) { return m.log2(x); }, true},
-    {"log10", [](Math& m, Value* x) { return m.log10(x); }, true},
-    {"tanh", [](Math& m, Value* x) { return m.tanh(x); }, true},
-    {"log1p", [](Math& m, Value* x) { return m.log1p(x); }, true},
-    {"expm1", [](Math& m, Value* x) { return m.expm1(x); }, true},
-    {"erf", [](Math& m, Value* x) { return m.erf(x); }, false},
-    {"rsqrt", [](Math& m, Value* x) { return m.B.CreateFDiv(m.c(1.0), m.B.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, x)); }, true},
+    {"exp", [](Math& m, llvm::ArrayRef<Value*> a) { return m.exp(a[0]); }, true},
+    {"exp2", [](Math& m, llvm::ArrayRef<Value*> a) { return m.exp2(a[0]); }, true},
+    {"exp10", [](Math& m, llvm::ArrayRef<Value*> a) { return m.exp10(a[0]); }, true},
+    {"expm1", [](Math& m, llvm::ArrayRef<Value*> a) { return m.expm1(a[0]); }, true},
+    {"log", [](Math& m, llvm::ArrayRef<Value*> a) { return m.log(a[0]); }, true},
+    {"log2", [](Math& m, llvm::ArrayRef<Value*> a) { return m.log2(a[0]); }, true},
+    {"log10", [](Math& m, llvm::ArrayRef<Value*> a) { return m.log10(a[0]); }, true},
+    {"log1p", [](Math& m, llvm::ArrayRef<Value*> a) { return m.log1p(a[0]); }, true},
+    {"tanh", [](Math& m, llvm::ArrayRef<Value*> a) { return m.tanh(a[0]); }, true},
+    {"sinh", [](Math& m, llvm::ArrayRef<Value*> a) { return m.sinh(a[0]); }, true},
+    {"cosh", [](Math& m, llvm::ArrayRef<Value*> a) { return m.cosh(a[0]); }, true},
+    {"asinh", [](Math& m, llvm::ArrayRef<Value*> a) { return m.asinh(a[0]); }, true},
+    {"acosh", [](Math& m, llvm::ArrayRef<Value*> a) { return m.acosh(a[0]); }, true},
+    {"atanh", [](Math& m, llvm::ArrayRef<Value*> a) { return m.atanh(a[0]); }, true},
+    {"atan", [](Math& m, llvm::ArrayRef<Value*> a) { return m.atan(a[0]); }, true},
+    {"asin", [](Math& m, llvm::ArrayRef<Value*> a) { return m.asin(a[0]); }, true},
+    {"acos", [](Math& m, llvm::ArrayRef<Value*> a) { return m.acos(a[0]); }, true},
+    {"atan2", [](Math& m, llvm::ArrayRef<Value*> a) { return m.atan2(a[0], a[1]); }, true},
+    {"hypot", [](Math& m, llvm::ArrayRef<Value*> a) { return m.hypot(a[0], a[1]); }, true},
+    {"fdim", [](Math& m, llvm::ArrayRef<Value*> a) { return m.fdim(a[0], a[1]); }, true},
+    {"fdivide", [](Math& m, llvm::ArrayRef<Value*> a) { return m.B.CreateFDiv(a[0], a[1]); }, true},
+    {"erf", [](Math& m, llvm::ArrayRef<Value*> a) { return m.erf(a[0]); }, false},
+    {"rsqrt", [](Math& m, llvm::ArrayRef<Value*> a) { return m.B.CreateFDiv(m.c(1.0), m.B.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, a[0])); }, true},
 };
 
 const MathBuiltin* find_math(std::string_view name) {
@@ -356,9 +517,9 @@ bool inline_math_builtin(std::string_view name, ScalarType t) {
   return b && (t == ScalarType::Float32 || (t == ScalarType::Float64 && b->in_double));
 }
 
-llvm::Value* emit_inline_math(llvm::IRBuilderBase& B, std::string_view name, llvm::Value* x) {
+llvm::Value* emit_inline_math(llvm::IRBuilderBase& B, std::string_view name, llvm::ArrayRef<llvm::Value*> args) {
   const MathBuiltin* b = find_math(name);
-  llvm::Type* f = x->getType();
+  llvm::Type* f = args[0]->getType();
   bool dbl = f->getScalarType()->isDoubleTy();
   if (!b || (dbl && !b->in_double)) return nullptr;
   llvm::Type* i = dbl ? B.getInt64Ty() : B.getInt32Ty();
@@ -367,7 +528,7 @@ llvm::Value* emit_inline_math(llvm::IRBuilderBase& B, std::string_view name, llv
   // Exactly the operations written: no reassociation may undo the rounding shift.
   llvm::IRBuilderBase::FastMathFlagGuard guard(B);
   B.clearFastMathFlags();
-  return b->fn(m, x);
+  return b->fn(m, args);
 }
 
 llvm::Value* emit_pow_for_float(llvm::IRBuilderBase& B, llvm::Value* x, llvm::Value* y) {

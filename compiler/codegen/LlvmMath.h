@@ -11,9 +11,9 @@ namespace tcs {
 
 // Whether emit_inline_math computes this builtin in `t` (float32 or float64).
 bool inline_math_builtin(std::string_view name, ScalarType t);
-// The builtin of one float or double argument (or a vector of them), computed in that
-// type; null for other builtins.
-llvm::Value* emit_inline_math(llvm::IRBuilderBase& B, std::string_view name, llvm::Value* x);
+// The builtin of float or double arguments (or vectors of them), all of one type, computed
+// in that type; null for other builtins.
+llvm::Value* emit_inline_math(llvm::IRBuilderBase& B, std::string_view name, llvm::ArrayRef<llvm::Value*> args);
 // pow for a float or float16 result, of two doubles (or vectors of them): computed in
 // double, to be rounded once to the result's type. The exponential turns the absolute
 // error of y log|x|, which reaches 104 where the result is still a float, into the

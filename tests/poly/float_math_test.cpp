@@ -24,7 +24,7 @@ namespace {
 
 // Every builtin of one argument that the float path computes, applied to X.
 constexpr const char* kMath = R"(
-def math(float(N) X) -> (E, E2, L, L2, L10, T, R, Q, LP, EM) {
+def math(float(N) X) -> (E, E2, L, L2, L10, T, R, Q, LP, EM, E10, SH, CH, ASH, ACH, ATH, AT, AS, AC) {
     E(i) = exp(X(i))
     E2(i) = exp2(X(i))
     L(i) = log(X(i))
@@ -35,6 +35,15 @@ def math(float(N) X) -> (E, E2, L, L2, L10, T, R, Q, LP, EM) {
     Q(i) = rsqrt(X(i))
     LP(i) = log1p(X(i))
     EM(i) = expm1(X(i))
+    E10(i) = exp10(X(i))
+    SH(i) = sinh(X(i))
+    CH(i) = cosh(X(i))
+    ASH(i) = asinh(X(i))
+    ACH(i) = acosh(X(i))
+    ATH(i) = atanh(X(i))
+    AT(i) = atan(X(i))
+    AS(i) = asin(X(i))
+    AC(i) = acos(X(i))
 })";
 
 // Magnitudes from subnormal to huge, both signs, and the special values.
@@ -102,7 +111,8 @@ TEST(FloatMath, BuiltinsMatchTheCLibraryOverTheFloatRange) {
   std::vector<float> x = arguments();
   DefaultBuild b = build_default(kMath, int64_t(x.size()));
   ASSERT_TRUE(b.compiled);
-  expect_vectorised(*b.compiled, {"@expf", "@logf", "@tanhf", "@erff", "@exp2f", "@log1pf", "@expm1f", "@tcs_builtin_"},
+  expect_vectorised(*b.compiled, {"@expf", "@logf", "@tanhf", "@erff", "@exp2f", "@log1pf", "@expm1f", "@sinhf", "@atanf",
+                                  "@tcs_builtin_"},
                     " x float> ");
 
   Tensor in = *Tensor::zeros(ScalarType::Float32, {int64_t(x.size())});
@@ -119,7 +129,12 @@ TEST(FloatMath, BuiltinsMatchTheCLibraryOverTheFloatRange) {
                       Fn{"L10", [](double v) { return std::log10(v); }, 4e-7}, Fn{"T", [](double v) { return std::tanh(v); }, 2e-6},
                       Fn{"R", [](double v) { return std::erf(v); }, 2e-6},
                       Fn{"Q", [](double v) { return 1.0 / std::sqrt(v); }, 2e-7},
-                      Fn{"LP", [](double v) { return std::log1p(v); }, 4e-7}, Fn{"EM", [](double v) { return std::expm1(v); }, 4e-7}}) {
+                      Fn{"LP", [](double v) { return std::log1p(v); }, 4e-7}, Fn{"EM", [](double v) { return std::expm1(v); }, 4e-7},
+                      Fn{"E10", [](double v) { return std::pow(10.0, v); }, 4e-7}, Fn{"SH", [](double v) { return std::sinh(v); }, 4e-7},
+                      Fn{"CH", [](double v) { return std::cosh(v); }, 4e-7}, Fn{"ASH", [](double v) { return std::asinh(v); }, 4e-7},
+                      Fn{"ACH", [](double v) { return std::acosh(v); }, 4e-7}, Fn{"ATH", [](double v) { return std::atanh(v); }, 4e-7},
+                      Fn{"AT", [](double v) { return std::atan(v); }, 4e-7}, Fn{"AS", [](double v) { return std::asin(v); }, 4e-7},
+                      Fn{"AC", [](double v) { return std::acos(v); }, 4e-7}}) {
     const float* got = out->at(f.name).as<float>();
     int failures = 0;
     for (size_t i = 0; i < x.size() && failures < 5; ++i) {
@@ -181,7 +196,7 @@ def p(float(N) X, float(N) Y) -> (P) {
 // Every builtin of one argument computed inline in double, and those double takes from an
 // LLVM intrinsic, exact there.
 constexpr const char* kDoubleMath = R"(
-def math(double(N) X) -> (E, E2, L, L2, L10, T, Q, S, LP, EM) {
+def math(double(N) X) -> (E, E2, L, L2, L10, T, Q, S, LP, EM, E10, SH, CH, ASH, ACH, ATH, AT, AS, AC) {
     E(i) = exp(X(i))
     E2(i) = exp2(X(i))
     L(i) = log(X(i))
@@ -192,6 +207,15 @@ def math(double(N) X) -> (E, E2, L, L2, L10, T, Q, S, LP, EM) {
     S(i) = sqrt(fabs(X(i))) + floor(X(i)) + fma(X(i), X(i), 1.0) + fmax(X(i), 0.5)
     LP(i) = log1p(X(i))
     EM(i) = expm1(X(i))
+    E10(i) = exp10(X(i))
+    SH(i) = sinh(X(i))
+    CH(i) = cosh(X(i))
+    ASH(i) = asinh(X(i))
+    ACH(i) = acosh(X(i))
+    ATH(i) = atanh(X(i))
+    AT(i) = atan(X(i))
+    AS(i) = asin(X(i))
+    AC(i) = acos(X(i))
 })";
 
 // Magnitudes from the least subnormal to the largest double, both signs, the special
@@ -245,7 +269,12 @@ TEST(DoubleMath, BuiltinsMatchTheCLibraryOverTheDoubleRange) {
                       Fn{"L10", [](double v) { return std::log10(v); }, 4}, Fn{"T", [](double v) { return std::tanh(v); }, 4},
                       Fn{"Q", [](double v) { return 1.0 / std::sqrt(v); }, 1},
                       Fn{"S", [](double v) { return std::sqrt(std::fabs(v)) + std::floor(v) + std::fma(v, v, 1.0) + std::fmax(v, 0.5); }, 0},
-                      Fn{"LP", [](double v) { return std::log1p(v); }, 4}, Fn{"EM", [](double v) { return std::expm1(v); }, 4}}) {
+                      Fn{"LP", [](double v) { return std::log1p(v); }, 4}, Fn{"EM", [](double v) { return std::expm1(v); }, 4},
+                      Fn{"E10", [](double v) { return std::pow(10.0, v); }, 4}, Fn{"SH", [](double v) { return std::sinh(v); }, 4},
+                      Fn{"CH", [](double v) { return std::cosh(v); }, 4}, Fn{"ASH", [](double v) { return std::asinh(v); }, 4},
+                      Fn{"ACH", [](double v) { return std::acosh(v); }, 4}, Fn{"ATH", [](double v) { return std::atanh(v); }, 4},
+                      Fn{"AT", [](double v) { return std::atan(v); }, 4}, Fn{"AS", [](double v) { return std::asin(v); }, 4},
+                      Fn{"AC", [](double v) { return std::acos(v); }, 4}}) {
     const double* got = out->at(f.name).as<double>();
     double worst = 0;
     size_t at = 0;
@@ -339,6 +368,59 @@ def h(double(N) D) -> (H, E) {
     EXPECT_EQ(got->at("H").as<uint16_t>()[i], want->at("H").as<uint16_t>()[i]) << "float16(" << d.as<double>()[i] << ")";
     double g = got->at("E").as<double>()[i], w = want->at("E").as<double>()[i];
     EXPECT_TRUE(g == w || (std::isnan(g) && std::isnan(w))) << "double(float16(" << d.as<double>()[i] << "))";
+  }
+}
+
+TEST(TwoArgumentMath, Atan2HypotFdimAndFdivideMatchTheCLibraryWithTheirSpecialCases) {
+  // Each called the double reference per element. Every pair of these values (zeros of
+  // both signs, infinities, NaN) and pairs across the range, in float and in double.
+  std::vector<double> specials = {0.0, -0.0, INFINITY, -INFINITY, NAN, 1.0, -1.0, 3.5, -2.25, 1e-30, -1e30, 1e-300, 1e300};
+  std::vector<std::pair<double, double>> pairs;
+  for (double a : specials)
+    for (double b : specials) pairs.emplace_back(a, b);
+  for (int i = 0; i < 3000; ++i)
+    pairs.emplace_back(std::sin(i * 1.7) * std::pow(10.0, (i % 61) - 30), std::cos(i * 0.9) * std::pow(10.0, (i % 37) - 18));
+  for (const char* type : {"float", "double"}) {
+    std::string source = std::string("def two(") + type + "(N) Y, " + type + R"((N) X) -> (A, H, D, Q) {
+    A(i) = atan2(Y(i), X(i))
+    H(i) = hypot(Y(i), X(i))
+    D(i) = fdim(Y(i), X(i))
+    Q(i) = fdivide(Y(i), X(i))
+})";
+    DefaultBuild b = build_default(source.c_str(), int64_t(pairs.size()));
+    ASSERT_TRUE(b.compiled);
+    bool dbl = std::string(type) == "double";
+    expect_vectorised(*b.compiled, {"@tcs_builtin_", "@atan2", "@hypot"}, dbl ? " x double> " : " x float> ");
+    ScalarType st = dbl ? ScalarType::Float64 : ScalarType::Float32;
+    Tensor y = *Tensor::zeros(st, {int64_t(pairs.size())});
+    Tensor x = *Tensor::zeros(st, {int64_t(pairs.size())});
+    for (size_t i = 0; i < pairs.size(); ++i) {
+      if (dbl) y.as<double>()[i] = pairs[i].first, x.as<double>()[i] = pairs[i].second;
+      else y.as<float>()[i] = float(pairs[i].first), x.as<float>()[i] = float(pairs[i].second);
+    }
+    auto out = b.compiled->kernel->run({{"Y", y}, {"X", x}});
+    ASSERT_TRUE(out) << out.error();
+    struct Fn {
+      const char* name;
+      double (*ref)(double, double);
+    };
+    for (const Fn& f : {Fn{"A", [](double a, double c) { return std::atan2(a, c); }},
+                        Fn{"H", [](double a, double c) { return std::hypot(a, c); }},
+                        Fn{"D", [](double a, double c) { return std::fdim(a, c); }},
+                        Fn{"Q", [](double a, double c) { return a / c; }}}) {
+      int failures = 0;
+      for (size_t i = 0; i < pairs.size() && failures < 5; ++i) {
+        double a = dbl ? pairs[i].first : double(float(pairs[i].first));
+        double c = dbl ? pairs[i].second : double(float(pairs[i].second));
+        double want = dbl ? f.ref(a, c) : double(float(f.ref(a, c)));
+        double got = dbl ? out->at(f.name).as<double>()[i] : double(out->at(f.name).as<float>()[i]);
+        double u = ulps(got, want);
+        if (!dbl && u > 0 && std::fabs(got - want) <= 4e-7 * std::fabs(want)) u = 0;
+        bool ok = u <= 3 && (want != 0 || std::signbit(got) == std::signbit(want));
+        if (!ok) ++failures;
+        EXPECT_TRUE(ok) << type << " " << f.name << "(" << a << ", " << c << ") = " << got << ", want " << want;
+      }
+    }
   }
 }
 
