@@ -226,19 +226,8 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
 Status emit_object(const llvm::Module& module, const CpuCodegenRequest& req, CpuCodegenResult& result) {
   std::unique_ptr<llvm::Module> m = llvm::CloneModule(module);
   const std::string& prefix = req.object_prefix;
-  for (llvm::Function& f : *m) {
-    std::string name = f.getName().str();
-    if (name == kKernelSymbol) {
-      f.setName(prefix + "_entry");
-    } else if (name == "tcs_rt_parallel_for") {
-      f.setName(prefix + "_parallel_for");
-    } else if (name.rfind("tcs_builtin_", 0) == 0) {
-      result.object.builtins.push_back(name.substr(12));
-      f.setName(prefix + "_builtin_" + name.substr(12));
-    } else if (!f.isDeclaration()) {
-      f.setLinkage(llvm::GlobalValue::InternalLinkage);
-    }
-  }
+  for (llvm::Function& f : *m)
+    if (!f.isDeclaration() && f.getName() != kKernelSymbol) f.setLinkage(llvm::GlobalValue::InternalLinkage);
   std::string triple = llvm::sys::getProcessTriple();
   std::string error;
   const llvm::Target* target = llvm::TargetRegistry::lookupTarget(triple, error);
@@ -265,6 +254,19 @@ Status emit_object(const llvm::Module& module, const CpuCodegenRequest& req, Cpu
   m->setDataLayout(tm->createDataLayout());
   m->setTargetTriple(triple);
   optimise(*m, *tm);
+  // The prefix only now: the vectoriser finds a builtin's vector variants by the name the
+  // call was emitted with (LlvmTrig.cpp).
+  for (llvm::Function& f : *m) {
+    std::string name = f.getName().str();
+    if (name == kKernelSymbol) {
+      f.setName(prefix + "_entry");
+    } else if (name == "tcs_rt_parallel_for") {
+      f.setName(prefix + "_parallel_for");
+    } else if (name.rfind("tcs_builtin_", 0) == 0) {
+      result.object.builtins.push_back(name.substr(12));
+      f.setName(prefix + "_builtin_" + name.substr(12));
+    }
+  }
   llvm::SmallString<0> buffer;
   llvm::raw_svector_ostream os(buffer);
   llvm::legacy::PassManager pm;

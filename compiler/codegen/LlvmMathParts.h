@@ -94,7 +94,7 @@ struct Math {
 
   // LlvmMath.cpp: the exponential and the logarithm, and what is built from them.
   Value* scaled_exp(Value* r, Value* shifted);
-  Value* exp(Value* x);
+  Value* exp(Value* x, Value* tail = nullptr);
   Value* exp2(Value* x);
   Value* exp10(Value* x);
   Value* expm1(Value* x);

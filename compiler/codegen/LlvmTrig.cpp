@@ -249,6 +249,13 @@ llvm::Value* emit_trig(llvm::IRBuilderBase& B, std::string_view name, llvm::Valu
 void drop_far_lanes_variants(llvm::Module& m) {
   auto ours = [](llvm::Constant* c) { return c->getName().starts_with(kVariantPrefix); };
   llvm::removeFromUsedLists(m, ours);
+  // The calls the vectoriser left scalar (rests, loops it did not take) name the variants
+  // in an attribute; they go with them.
+  for (llvm::Function& f : m)
+    for (llvm::BasicBlock& b : f)
+      for (llvm::Instruction& i : b)
+        if (auto* call = llvm::dyn_cast<llvm::CallInst>(&i); call && call->hasFnAttr("vector-function-abi-variant"))
+          call->removeFnAttr("vector-function-abi-variant");
   std::vector<llvm::Function*> unused;
   for (llvm::Function& f : m) {
     if (!f.getName().starts_with(kVariantPrefix)) continue;

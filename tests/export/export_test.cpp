@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <regex>
 
 #include "Compiler.h"
 #include "codegen/X86Extensions.h"
@@ -134,6 +135,9 @@ INSTANTIATE_TEST_SUITE_P(
              "# sizes: N=16 V=10\ndef special(float(N) X, int32(N) I, float(V) T) -> (O, Q) {\n"
              "  O(i) = normcdf(X(i)) + erfinv(X(i) * 0.5) + rsqrt(X(i) * X(i) + 1.0)\n  Q(i) = T(I(i)) * 2.0\n}\n",
              "naive"},
+        // sin and cos beyond 2^30 call the reference from vector loops (LlvmTrig.cpp):
+        // the object's builtins take the bundle's prefix after the vectoriser found them.
+        Case{"trig", "# sizes: N=64\ndef trig(float(N) X) -> (Y) {\n  Y(i) = sin(X(i) * 3.0e9) + cos(X(i))\n}\n", "default"},
         // Sizes as arguments: run on sizes other than the ones the tiles were chosen for,
         // with the outputs' shapes computed from them (W - K + 1) and refused sizes.
         Case{"matmul_symbolic",
@@ -147,6 +151,27 @@ INSTANTIATE_TEST_SUITE_P(
              "  sm(n) +=! ex(n,d)\n  Y(n,d) = ex(n,d) / sm(n)\n}\n",
              "default", true, {{"N", 5}, {"D", 41}}}),
     [](const auto& info) { return info.param.name; });
+
+// The object's loops of sin and cos are vector code, as the JIT's are: its builtins must
+// keep their names through the vectoriser, which finds their vector variants by them.
+// (The symbols had taken the bundle's prefix before O3, and the loop stayed scalar.)
+TEST(ExportObject, TrigonometryLoopsAreVectorsInTheObject) {
+  if (run("objdump --version") != 0) GTEST_SKIP() << "no objdump here";
+  auto setup = kernel_setup(check_source("trig.tc", "# sizes: N=4096\ndef trig(float(N) X) -> (Y) {\n  Y(i) = sin(X(i))\n}\n"), {});
+  ASSERT_TRUE(setup) << setup.error();
+  auto options = kernel_options(*setup->def, {"default", ""});
+  ASSERT_TRUE(options) << options.error();
+  auto bundle = export_bundle(*setup, *options, ExportSettings{});
+  ASSERT_TRUE(bundle) << bundle.error();
+  fs::path dir = fs::temp_directory_path() / ("tcs_export_trig_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  ASSERT_TRUE(bundle_write(*bundle, dir.string()));
+  ASSERT_EQ(std::system(("objdump -d " + (dir / (bundle->kernel + ".o")).string() + " > " + (dir / "dis").string()).c_str()), 0);
+  std::string dis = read_text(dir / "dis");
+  // sin is computed in double: packed double multiply-adds (scalar ones end in "sd").
+  EXPECT_TRUE(std::regex_search(dis, std::regex("vfmadd[0-9]+pd"))) << "no packed double FMA in the object";
+  fs::remove_all(dir);
+}
 
 // Whether this machine's CPU lists a /proc/cpuinfo flag.
 bool cpu_has_flag(const std::string& flag) {
