@@ -156,7 +156,7 @@ std::string variant_name(llvm::StringRef reference, int lanes) {
 // The reference on the lanes of a vector that `mask` selects, one call each, nothing when
 // it selects none; the loop vectoriser calls it for the far branch of a vector of lanes
 // (declared on the call by its vector-function ABI name, a masked variant). Inlined after
-// the vectoriser (inline_far_lanes), it becomes a branch that vectors of ordinary
+// the vectoriser (CpuKernel.cpp optimise), it becomes a branch that vectors of ordinary
 // arguments skip.
 llvm::Function* far_lanes_variant(llvm::Module& m, llvm::Function* reference, int lanes) {
   std::string name = variant_name(reference->getName(), lanes);
