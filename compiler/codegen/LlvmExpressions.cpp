@@ -313,9 +313,9 @@ llvm::Value* Emitter::call_builtin(const Expr& e, Env& env) {
         "tcs_builtin_" + std::string(b.name), llvm::FunctionType::get(B.getDoubleTy(), {B.getDoubleTy()}, false));
     return convert(emit_trig(B, b.name, args[0], t == ScalarType::Float32, reference), ScalarType::Float64, e.type);
   }
-  if (b.name == "pow" && t == ScalarType::Float32) {  // a float or float16 result
+  if (b.name == "pow" && (t == ScalarType::Float32 || t == ScalarType::Float64)) {  // float16 is Float32 here
     args_in(ScalarType::Float64);
-    return convert(emit_pow_for_float(B, args[0], args[1]), ScalarType::Float64, e.type);
+    return convert(emit_pow(B, args[0], args[1], t == ScalarType::Float32), ScalarType::Float64, e.type);
   }
   if (llvm::Intrinsic::ID id = math_intrinsic(b.name, t); id != llvm::Intrinsic::not_intrinsic) {
     args_in(t);

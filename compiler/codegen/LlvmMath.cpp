@@ -73,7 +73,7 @@ Value* Math::exp2(Value* x) {
 // apart (so log2 of a power of two is exactly e). m in [sqrt(1/2), sqrt(2)); log m =
 // 2 atanh(t), t = (m - 1)/(m + 1), |t| <= 0.172, by its odd series (float: to t^11).
 // Subnormals are scaled up by 2^mantissa_bits first.
-Value* Math::log_in_base(Value* x, llvm::function_ref<Value*(Value*, Value*)> combine) {
+std::pair<Value*, Value*> Math::exponent_and_mantissa(Value* x) {
   Value* tiny = B.CreateFCmpOLT(x, c(p.min_normal));
   Value* xs = B.CreateSelect(tiny, B.CreateFMul(x, c(std::ldexp(1.0, p.mantissa_bits))), x);
   Value* bits = B.CreateBitCast(xs, i);
@@ -83,7 +83,11 @@ Value* Math::log_in_base(Value* x, llvm::function_ref<Value*(Value*, Value*)> co
   Value* fraction = B.CreateAnd(shifted, ci((int64_t(1) << p.mantissa_bits) - 1));
   Value* m = B.CreateBitCast(B.CreateAdd(fraction, ci(p.sqrt_half_bits)), f);
   Value* ef = B.CreateSIToFP(e, f);
-  ef = B.CreateSelect(tiny, B.CreateFSub(ef, c(double(p.mantissa_bits))), ef);
+  return {B.CreateSelect(tiny, B.CreateFSub(ef, c(double(p.mantissa_bits))), ef), m};
+}
+
+Value* Math::log_in_base(Value* x, llvm::function_ref<Value*(Value*, Value*)> combine) {
+  auto [ef, m] = exponent_and_mantissa(x);
   Value* t = B.CreateFDiv(B.CreateFSub(m, c(1.0)), B.CreateFAdd(m, c(1.0)));
   Value* t2 = B.CreateFMul(t, t);
   std::vector<double> atanh;
@@ -254,8 +258,40 @@ Value* Math::erf(Value* x) {
 // for a NaN x), x = 1 gives 1 (even for a NaN y), and x = -1 with an infinite y gives 1.
 // (A NaN argument otherwise gives NaN, and 0, inf and the infinite y follow from
 // log 0 = -inf, log inf = inf and e^{+-inf}.)
-Value* Math::pow(Value* x, Value* y) {
-  Value* magnitude = exp(B.CreateFMul(y, log(abs(x))));
+// log a for a >= 0 as hi + lo, good to about 2^-62 relative: the steps of
+// log_in_base with t = (m - 1)/(m + 1) and 2t carried in two parts (the division's
+// residual from an FMA), and e ln2 added by a two-sum. pow needs it: y log a reaches 709
+// where the result is still a double, and its absolute error is the result's relative one.
+std::pair<Value*, Value*> Math::log_two_parts(Value* a) {
+  auto [ef, m] = exponent_and_mantissa(a);
+  Value* num = B.CreateFSub(m, c(1.0));  // exact: m is within a factor 2 of 1
+  auto [den, den_lo] = two_sum(m, c(1.0));
+  Value* t = B.CreateFDiv(num, den);
+  Value* t_lo = B.CreateFDiv(B.CreateFSub(fma(B.CreateFNeg(t), den, num), B.CreateFMul(t, den_lo)), den);
+  Value* t2 = B.CreateFMul(t, t);
+  std::vector<double> atanh;
+  for (int k = 1; k < p.log_terms; ++k) atanh.push_back(2.0 / double(2 * k + 1));
+  Value* tail = B.CreateFMul(B.CreateFMul(t, t2), poly(t2, atanh));
+  auto [s, s_err] = two_sum(B.CreateFMul(t, c(2.0)), tail);
+  Value* s_lo = fma(t_lo, c(2.0), s_err);
+  auto [hi, hi_err] = two_sum(B.CreateFMul(ef, c(p.ln2_hi)), s);  // e ln2_hi is exact
+  Value* lo = fma(ef, c(p.ln2_lo), B.CreateFAdd(hi_err, s_lo));
+  // log 0 = -inf, log inf = inf, NaN stays (their lo does not count: exp ignores a tail
+  // past its clamps).
+  hi = B.CreateSelect(B.CreateFCmpOEQ(a, c(0.0)), c(-INFINITY), hi);
+  hi = B.CreateSelect(B.CreateFCmpUEQ(a, c(INFINITY)), a, hi);  // inf or NaN
+  return {hi, lo};
+}
+
+Value* Math::pow(Value* x, Value* y, bool two_part_log) {
+  Value* magnitude;
+  if (two_part_log) {  // y log|x| in two parts too: the second joins exp's reduced argument
+    auto [l, l_lo] = log_two_parts(abs(x));
+    Value* z = B.CreateFMul(y, l);
+    magnitude = exp(z, fma(y, l_lo, fma(y, l, B.CreateFNeg(z))));
+  } else {
+    magnitude = exp(B.CreateFMul(y, log(abs(x))));
+  }
   Value* integer = B.CreateFCmpOEQ(B.CreateUnaryIntrinsic(llvm::Intrinsic::trunc, y), y);
   Value* half = B.CreateFMul(y, c(0.5));
   Value* odd = B.CreateAnd(integer, B.CreateFCmpONE(B.CreateUnaryIntrinsic(llvm::Intrinsic::trunc, half), half));
@@ -341,14 +377,14 @@ llvm::Value* emit_inline_math(llvm::IRBuilderBase& B, std::string_view name, llv
   return b->fn(m, args);
 }
 
-llvm::Value* emit_pow_for_float(llvm::IRBuilderBase& B, llvm::Value* x, llvm::Value* y) {
+llvm::Value* emit_pow(llvm::IRBuilderBase& B, llvm::Value* x, llvm::Value* y, bool for_float) {
   llvm::Type* d = x->getType();
   llvm::Type* i = B.getInt64Ty();
   if (auto* v = llvm::dyn_cast<llvm::FixedVectorType>(d)) i = llvm::FixedVectorType::get(i, v->getNumElements());
-  Math m{B, d, i, kDoubleForFloat};
+  Math m{B, d, i, for_float ? kDoubleForFloat : kDouble};
   llvm::IRBuilderBase::FastMathFlagGuard guard(B);
   B.clearFastMathFlags();
-  return m.pow(x, y);
+  return m.pow(x, y, !for_float);
 }
 
 }  // namespace tcs

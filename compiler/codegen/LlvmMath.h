@@ -14,11 +14,12 @@ bool inline_math_builtin(std::string_view name, ScalarType t);
 // The builtin of float or double arguments (or vectors of them), all of one type, computed
 // in that type; null for other builtins.
 llvm::Value* emit_inline_math(llvm::IRBuilderBase& B, std::string_view name, llvm::ArrayRef<llvm::Value*> args);
-// pow for a float or float16 result, of two doubles (or vectors of them): computed in
-// double, to be rounded once to the result's type. The exponential turns the absolute
-// error of y log|x|, which reaches 104 where the result is still a float, into the
-// result's relative error; and an integer y keeps its parity only in double.
-llvm::Value* emit_pow_for_float(llvm::IRBuilderBase& B, llvm::Value* x, llvm::Value* y);
+// pow of two doubles (or vectors of them), computed in double: for a float or float16
+// result (`for_float`), to be rounded once to it; otherwise with log in two parts. The
+// exponential turns the absolute error of y log|x| (up to 104 for a float result, 709
+// for a double) into the result's relative error; and an integer y keeps its parity only
+// in double.
+llvm::Value* emit_pow(llvm::IRBuilderBase& B, llvm::Value* x, llvm::Value* y, bool for_float);
 
 // sin, cos or tan.
 bool trig_builtin(std::string_view name);

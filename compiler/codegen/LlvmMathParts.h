@@ -98,12 +98,14 @@ struct Math {
   Value* exp2(Value* x);
   Value* exp10(Value* x);
   Value* expm1(Value* x);
+  std::pair<Value*, Value*> exponent_and_mantissa(Value* x);
   Value* log_in_base(Value* x, llvm::function_ref<Value*(Value*, Value*)> combine);
+  std::pair<Value*, Value*> log_two_parts(Value* a);
   Value* log(Value* x);
   Value* log2(Value* x);
   Value* log10(Value* x);
   Value* log1p(Value* x);
-  Value* pow(Value* x, Value* y);
+  Value* pow(Value* x, Value* y, bool two_part_log);
   Value* tanh(Value* x);
   Value* erf(Value* x);
   // |x| from which e^-|x| is below half an ulp of e^|x|: there cosh and sinh are
