@@ -283,8 +283,8 @@ TEST(DoubleMath, BuiltinsMatchTheCLibraryOverTheDoubleRange) {
 TEST(DoubleMath, PowMatchesTheCLibraryWithItsSpecialCases) {
   // Double pow called the reference per element. Every pair of the special values, and
   // bases and exponents whose results span the double range (y log x up to +-745, where
-  // log's error is magnified most: 7 ulp seen there, 1-2 for small exponents), against
-  // the C library.
+  // log's error is magnified most: 7 ulp there while log's t^3 term was one double),
+  // against the C library.
   std::vector<double> special = {0.0, -0.0, INFINITY, -INFINITY, NAN, 1.0, -1.0, 2.0, -2.0, 0.5, -0.5, 3.0, -3.0, 1.5,
                                  -7.25, 1e-310, 1.7e308, 9007199254740993.0, 1.0000000000000002, 0.9999999999999999};
   std::vector<std::pair<double, double>> pairs;
@@ -317,7 +317,7 @@ def p(double(N) X, double(N) Y) -> (P) {
     if (want == 0 && got[i] == 0 && std::signbit(got[i]) != std::signbit(want)) u = INFINITY;
     if (u > worst) worst = u, at = i;
   }
-  EXPECT_LE(worst, 8.0) << "pow(" << pairs[at].first << ", " << pairs[at].second << ") = " << got[at] << ", want "
+  EXPECT_LE(worst, 2.0) << "pow(" << pairs[at].first << ", " << pairs[at].second << ") = " << got[at] << ", want "
                         << std::pow(pairs[at].first, pairs[at].second) << ": " << worst << " ulp";
 }
 
