@@ -119,6 +119,7 @@ struct Math {
   Value* atanh(Value* x);
   Value* hypot(Value* x, Value* y);
   Value* fdim(Value* x, Value* y);
+  Value* cbrt(Value* x);
 
   // LlvmTrig.cpp: reduction by pi/2, sin, cos and tan; the atan family.
   struct Reduced {

@@ -52,6 +52,9 @@ const OneArgument kOneArgument[] = {
     {"atan", [](double v) { return std::atan(v); }, 4e-7, 4},
     {"asin", [](double v) { return std::asin(v); }, 4e-7, 4},
     {"acos", [](double v) { return std::acos(v); }, 4e-7, 4},
+    // glibc's cbrt is itself some ulp off; long double's is the reference here.
+    {"cbrt", [](double v) { return double(std::cbrt((long double)v)); }, 4e-7, 2},
+    {"rcbrt", [](double v) { return double(1.0L / std::cbrt((long double)v)); }, 4e-7, 2},
 };
 
 // The output of a builtin in math_kernel: its name in capitals.
