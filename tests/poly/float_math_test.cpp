@@ -286,8 +286,8 @@ TEST(DoubleMath, BuiltinsMatchTheCLibraryOverTheDoubleRange) {
 TEST(DoubleMath, PowMatchesTheCLibraryWithItsSpecialCases) {
   // Double pow called the reference per element. Every pair of the special values, and
   // bases and exponents whose results span the double range (y log x up to +-745, where
-  // log's error is magnified most: 7 ulp there while log's t^3 term was one double),
-  // against the C library.
+  // log's error is magnified most, and mantissas near sqrt(2), where log's t is largest:
+  // 50 ulp there while log's t^3 term was one double; 2 seen now), against the C library.
   std::vector<double> special = {0.0, -0.0, INFINITY, -INFINITY, NAN, 1.0, -1.0, 2.0, -2.0, 0.5, -0.5, 3.0, -3.0, 1.5,
                                  -7.25, 1e-310, 1.7e308, 9007199254740993.0, 1.0000000000000002, 0.9999999999999999};
   std::vector<std::pair<double, double>> pairs;
@@ -300,6 +300,18 @@ TEST(DoubleMath, PowMatchesTheCLibraryWithItsSpecialCases) {
   }
   for (int i = 0; i < 2000; ++i)  // bases near 1, large exponents
     pairs.emplace_back(1.0 + (i - 1000) * 1e-6, 700.0 / std::log1p((i - 1000.5) * 1e-6));
+  for (int i = 0; i < 4000; ++i) {  // mantissas near sqrt(2) and sqrt(1/2), where log's t is largest
+    double x = std::ldexp((i % 2 ? 1.4142135623730951 : 0.7071067811865476) * (1.0 + (i - 2000) * 1.5e-4), (i % 7) - 3);
+    if (x == 1.0) continue;
+    pairs.emplace_back(x, (i % 3 ? 700.0 : -740.0) / std::log(x) * (1.0 - (i % 11) * 1e-3));
+  }
+  for (double yk : {398.0, -398.0, 1024.0, -1024.0, 1023.0, 2049.0})  // integer exponents
+    for (double x : {1.5, 0x1.66ee171c219dfp-1, 0x1.68e142539e4d3p+0, 2.0, 0.75}) pairs.emplace_back(x, yk);
+  // where a reviewer found the overflow decided wrongly (one part of log too few)
+  pairs.emplace_back(0x1.4c50d320155cap+0, 0x1.540dd6ffdb075p+11);
+  pairs.emplace_back(0x1.8a20dfa66c454p-4, -0x1.2f2f4ee51ae1ap+8);
+  pairs.emplace_back(0x1.68e142539e4d3p+0, 0x1.021e8ec6ad22p+11);
+  pairs.emplace_back(0x1.66e943a14750bp+0, 0x1.02f8c05118d4ep+11);
   DefaultBuild b = build_default(R"(
 def p(double(N) X, double(N) Y) -> (P) {
     P(i) = pow(X(i), Y(i))
@@ -320,7 +332,7 @@ def p(double(N) X, double(N) Y) -> (P) {
     if (want == 0 && got[i] == 0 && std::signbit(got[i]) != std::signbit(want)) u = INFINITY;
     if (u > worst) worst = u, at = i;
   }
-  EXPECT_LE(worst, 2.0) << "pow(" << pairs[at].first << ", " << pairs[at].second << ") = " << got[at] << ", want "
+  EXPECT_LE(worst, 3.0) << "pow(" << pairs[at].first << ", " << pairs[at].second << ") = " << got[at] << ", want "
                         << std::pow(pairs[at].first, pairs[at].second) << ": " << worst << " ulp";
 }
 
