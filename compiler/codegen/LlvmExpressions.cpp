@@ -3,7 +3,6 @@
 // out-of-range data-dependent subscripts set an error bit instead of trapping.
 #include "codegen/LlvmEmitterImpl.h"
 
-#include <algorithm>
 #include <cmath>
 
 #include <llvm/IR/Intrinsics.h>
@@ -16,26 +15,17 @@
 namespace tcs::llvm_emit {
 namespace {
 
-// Builtins with an LLVM intrinsic computing them in float (after those LlvmMath.cpp
-// computes inline); in double only those whose result is exact or correctly rounded
-// (the others would call the C library per element as the reference does). The rest
-// call the reference implementation in double.
+// Builtins whose result is exact or correctly rounded, with the LLVM intrinsic that
+// computes them in float or double (the rest are LlvmMath.cpp's, or call the reference
+// implementation in double).
 llvm::Intrinsic::ID math_intrinsic(std::string_view n, ScalarType t) {
-  if (t == ScalarType::Float64) {
-    static const char* exact[] = {"sqrt", "fabs", "floor", "ceil", "trunc", "rint", "nearbyint", "round",
-                                  "copysign", "fma", "fmax", "fmin"};
-    if (std::find(std::begin(exact), std::end(exact), n) == std::end(exact)) return llvm::Intrinsic::not_intrinsic;
-  } else if (t != ScalarType::Float32) {
-    return llvm::Intrinsic::not_intrinsic;
-  }
+  if (t != ScalarType::Float32 && t != ScalarType::Float64) return llvm::Intrinsic::not_intrinsic;
   using namespace llvm;
   static const std::pair<const char*, Intrinsic::ID> table[] = {
       {"sqrt", Intrinsic::sqrt},   {"fabs", Intrinsic::fabs},   {"floor", Intrinsic::floor},
       {"ceil", Intrinsic::ceil},   {"trunc", Intrinsic::trunc}, {"rint", Intrinsic::rint},
       {"nearbyint", Intrinsic::nearbyint}, {"round", Intrinsic::round}, {"copysign", Intrinsic::copysign},
-      {"fma", Intrinsic::fma},     {"fmax", Intrinsic::maxnum}, {"fmin", Intrinsic::minnum},
-      {"exp", Intrinsic::exp},     {"exp2", Intrinsic::exp2},   {"log", Intrinsic::log},
-      {"log2", Intrinsic::log2},   {"log10", Intrinsic::log10}};
+      {"fma", Intrinsic::fma},     {"fmax", Intrinsic::maxnum}, {"fmin", Intrinsic::minnum}};
   for (auto& [name, id] : table)
     if (n == name) return id;
   return Intrinsic::not_intrinsic;
@@ -143,12 +133,8 @@ llvm::Value* Emitter::convert(llvm::Value* v, ScalarType from, ScalarType to) {
 }
 
 llvm::Value* Emitter::round_to_odd_float(llvm::Value* d) {
-  llvm::Type* f = B.getFloatTy();
-  llvm::Type* i = B.getInt32Ty();
-  if (auto* v = llvm::dyn_cast<llvm::FixedVectorType>(d->getType())) {
-    f = llvm::FixedVectorType::get(f, v->getNumElements());
-    i = llvm::FixedVectorType::get(i, v->getNumElements());
-  }
+  llvm::Type* f = d->getType()->getWithNewType(B.getFloatTy());
+  llvm::Type* i = d->getType()->getWithNewType(B.getInt32Ty());
   llvm::Value* nearest = B.CreateFPTrunc(d, f);
   llvm::Value* back = B.CreateFPExt(nearest, d->getType());
   llvm::Value* bits = B.CreateBitCast(nearest, i);
@@ -303,15 +289,19 @@ llvm::Value* Emitter::call_builtin(const Expr& e, Env& env) {
   auto args_in = [&](ScalarType in) {
     for (const auto& a : e.args) args.push_back(convert(expr(*a, env), a->type, in));
   };
+  // The reference implementation in double, from Builtins.cpp.
+  auto reference = [&] {
+    std::vector<llvm::Type*> params(e.args.size(), B.getDoubleTy());
+    return module_->getOrInsertFunction("tcs_builtin_" + std::string(b.name),
+                                        llvm::FunctionType::get(B.getDoubleTy(), params, false));
+  };
   if (inline_math_builtin(b.name, t)) {
     args_in(t);
     return convert(emit_inline_math(B, b.name, args), t, e.type);
   }
   if (trig_builtin(b.name) && (t == ScalarType::Float32 || t == ScalarType::Float64)) {
     args_in(ScalarType::Float64);
-    llvm::FunctionCallee reference = module_->getOrInsertFunction(
-        "tcs_builtin_" + std::string(b.name), llvm::FunctionType::get(B.getDoubleTy(), {B.getDoubleTy()}, false));
-    return convert(emit_trig(B, b.name, args[0], t == ScalarType::Float32, reference), ScalarType::Float64, e.type);
+    return convert(emit_trig(B, b.name, args[0], t == ScalarType::Float32, reference()), ScalarType::Float64, e.type);
   }
   if (b.name == "pow" && (t == ScalarType::Float32 || t == ScalarType::Float64)) {  // float16 is Float32 here
     args_in(ScalarType::Float64);
@@ -328,10 +318,7 @@ llvm::Value* Emitter::call_builtin(const Expr& e, Env& env) {
     return B.CreateCall(f, args);
   }
   args_in(ScalarType::Float64);
-  std::vector<llvm::Type*> params(args.size(), B.getDoubleTy());
-  llvm::FunctionCallee f = module_->getOrInsertFunction(
-      "tcs_builtin_" + std::string(b.name), llvm::FunctionType::get(B.getDoubleTy(), params, false));
-  return convert(B.CreateCall(f, args), ScalarType::Float64, e.type);
+  return convert(B.CreateCall(reference(), args), ScalarType::Float64, e.type);
 }
 
 llvm::Value* Emitter::binary(const Expr& e, Env& env) {

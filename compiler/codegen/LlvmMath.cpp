@@ -353,6 +353,7 @@ using math_ir::kDoubleForFloat;
 using math_ir::kFloat;
 using math_ir::Math;
 using math_ir::Value;
+using math_ir::with_math;
 
 // The builtins computed inline, each from a step of Math (rsqrt from an intrinsic), and
 // whether in double too. erf is float only: its bound here is 2e-6, and a double one
@@ -409,23 +410,11 @@ llvm::Value* emit_inline_math(llvm::IRBuilderBase& B, std::string_view name, llv
   llvm::Type* f = args[0]->getType();
   bool dbl = f->getScalarType()->isDoubleTy();
   if (!b || (dbl && !b->in_double)) return nullptr;
-  llvm::Type* i = dbl ? B.getInt64Ty() : B.getInt32Ty();
-  if (auto* v = llvm::dyn_cast<llvm::FixedVectorType>(f)) i = llvm::FixedVectorType::get(i, v->getNumElements());
-  Math m{B, f, i, dbl ? kDouble : kFloat};
-  // Exactly the operations written: no reassociation may undo the rounding shift.
-  llvm::IRBuilderBase::FastMathFlagGuard guard(B);
-  B.clearFastMathFlags();
-  return b->fn(m, args);
+  return with_math(B, f, dbl ? kDouble : kFloat, [&](Math& m) { return b->fn(m, args); });
 }
 
 llvm::Value* emit_pow(llvm::IRBuilderBase& B, llvm::Value* x, llvm::Value* y, bool for_float) {
-  llvm::Type* d = x->getType();
-  llvm::Type* i = B.getInt64Ty();
-  if (auto* v = llvm::dyn_cast<llvm::FixedVectorType>(d)) i = llvm::FixedVectorType::get(i, v->getNumElements());
-  Math m{B, d, i, for_float ? kDoubleForFloat : kDouble};
-  llvm::IRBuilderBase::FastMathFlagGuard guard(B);
-  B.clearFastMathFlags();
-  return m.pow(x, y, !for_float);
+  return with_math(B, x->getType(), for_float ? kDoubleForFloat : kDouble, [&](Math& m) { return m.pow(x, y, !for_float); });
 }
 
 }  // namespace tcs

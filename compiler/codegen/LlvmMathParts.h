@@ -140,4 +140,15 @@ struct Math {
   Value* acos(Value* x) { return atan2(cosine_of_asin(x), x); }
 };
 
+// The steps of precision `p` on values of type `f` (a scalar or a vector), run without
+// fast-math flags: exactly the operations written, so no reassociation undoes a rounding
+// shift or a two-sum.
+template <class Steps>
+Value* with_math(llvm::IRBuilderBase& B, llvm::Type* f, const Precision& p, Steps steps) {
+  Math m{B, f, f->getWithNewType(p.mantissa_bits > 23 ? B.getInt64Ty() : B.getInt32Ty()), p};
+  llvm::IRBuilderBase::FastMathFlagGuard guard(B);
+  B.clearFastMathFlags();
+  return steps(m);
+}
+
 }  // namespace tcs::math_ir

@@ -210,13 +210,8 @@ llvm::Value* emit_trig(llvm::IRBuilderBase& B, std::string_view name, llvm::Valu
                        llvm::FunctionCallee reference) {
   llvm::Function* fn = B.GetInsertBlock()->getParent();
   llvm::Module& m = *fn->getParent();
-  llvm::Value* near;
-  {
-    Math math{B, B.getDoubleTy(), B.getInt64Ty(), for_float ? kDoubleForFloat : kDouble};
-    llvm::IRBuilderBase::FastMathFlagGuard guard(B);
-    B.clearFastMathFlags();
-    near = math.trig(name, x);
-  }
+  llvm::Value* near = math_ir::with_math(B, x->getType(), for_float ? kDoubleForFloat : kDouble,
+                                         [&](Math& m) { return m.trig(name, x); });
   llvm::Value* far = B.CreateFCmpOGE(B.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x), llvm::ConstantFP::get(x->getType(), kTrigReduced));
   llvm::BasicBlock* here = B.GetInsertBlock();
   auto* far_bb = llvm::BasicBlock::Create(B.getContext(), std::string(name) + ".far", fn);

@@ -139,6 +139,19 @@ void expect_vectorised(const CompileResult& compiled, std::initializer_list<cons
   EXPECT_NE(ir.find(lanes), std::string::npos) << "not vectorised";
 }
 
+// A compiled kernel run on two inputs of `type` (float32 or float64) holding these pairs:
+// `first` takes each pair's first value, `second` its second.
+Expected<TensorMap> run_on_pairs(const CompileResult& compiled, ScalarType type,
+                                 const std::vector<std::pair<double, double>>& pairs, const char* first, const char* second) {
+  Tensor a = *Tensor::zeros(type, {int64_t(pairs.size())});
+  Tensor b = *Tensor::zeros(type, {int64_t(pairs.size())});
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    if (type == ScalarType::Float64) a.as<double>()[i] = pairs[i].first, b.as<double>()[i] = pairs[i].second;
+    else a.as<float>()[i] = float(pairs[i].first), b.as<float>()[i] = float(pairs[i].second);
+  }
+  return compiled.kernel->run({{first, a}, {second, b}});
+}
+
 TEST(FloatMath, BuiltinsMatchTheCLibraryOverTheFloatRange) {
   std::vector<float> x = arguments();
   DefaultBuild b = build_default(math_kernel("float").c_str(), int64_t(x.size()));
@@ -164,8 +177,9 @@ TEST(FloatMath, BuiltinsMatchTheCLibraryOverTheFloatRange) {
   const float* l2 = out->at("LOG2").as<float>();
   const float* l10 = out->at("LOG10").as<float>();
   for (size_t k = 0; k < x.size(); ++k) {
-    if (x[k] > 0 && std::isfinite(x[k]) && std::exp2(std::round(std::log2(x[k]))) == x[k])
+    if (x[k] > 0 && std::isfinite(x[k]) && std::exp2(std::round(std::log2(x[k]))) == x[k]) {
       EXPECT_EQ(l2[k], std::round(std::log2(x[k]))) << "log2(" << x[k] << ")";
+    }
   }
   for (int k = 0; k <= 10; ++k) {
     auto at = std::find(x.begin(), x.end(), float(std::pow(10.0, k)));
@@ -181,7 +195,7 @@ TEST(FloatMath, PowMatchesTheCLibraryWithItsSpecialCases) {
                            1e-45f, 3.4e38f, -3.4e38f, 1.0000001f, 0.9999999f, 7.25f, -7.25f, 1e-20f, 1e20f};
   std::vector<float> ys = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, 1.0f, -1.0f, 2.0f, -2.0f, 3.0f, -3.0f, 0.5f,
                            -0.5f, 1.5f, 1e9f, 1e9f + 64, 16777215.0f, 127.9f, -149.5f, 0.3333333f, 88.0f, -0.1f};
-  std::vector<std::pair<float, float>> pairs;
+  std::vector<std::pair<double, double>> pairs;
   for (float x : xs)
     for (float y : ys) pairs.emplace_back(x, y);
   for (int i = 0; i < 4000; ++i)  // positive bases over the float range, moderate powers
@@ -192,15 +206,12 @@ def p(float(N) X, float(N) Y) -> (P) {
 })", int64_t(pairs.size()));
   ASSERT_TRUE(b.compiled);
   expect_vectorised(*b.compiled, {"@powf", "@tcs_builtin_pow"}, " x double> ");
-  Tensor x = *Tensor::zeros(ScalarType::Float32, {int64_t(pairs.size())});
-  Tensor y = *Tensor::zeros(ScalarType::Float32, {int64_t(pairs.size())});
-  for (size_t i = 0; i < pairs.size(); ++i) x.as<float>()[i] = pairs[i].first, y.as<float>()[i] = pairs[i].second;
-  auto out = b.compiled->kernel->run({{"X", x}, {"Y", y}});
+  auto out = run_on_pairs(*b.compiled, ScalarType::Float32, pairs, "X", "Y");
   ASSERT_TRUE(out) << out.error();
   const float* got = out->at("P").as<float>();
   int failures = 0;
   for (size_t i = 0; i < pairs.size() && failures < 5; ++i) {
-    auto [a, b] = pairs[i];
+    float a = float(pairs[i].first), b = float(pairs[i].second);
     double want = std::pow(double(a), double(b));
     auto r = close("pow", a, got[i], want, 1.2e-7);
     if (r && float(want) == 0.0f && std::signbit(got[i]) != std::signbit(want))
@@ -273,8 +284,9 @@ TEST(DoubleMath, BuiltinsMatchTheCLibraryOverTheDoubleRange) {
   const double* l2 = out->at("LOG2").as<double>();
   const double* l10 = out->at("LOG10").as<double>();
   for (size_t k = 0; k < x.size(); ++k) {
-    if (x[k] > 0 && std::isfinite(x[k]) && std::ldexp(1.0, std::ilogb(x[k])) == x[k])
+    if (x[k] > 0 && std::isfinite(x[k]) && std::ldexp(1.0, std::ilogb(x[k])) == x[k]) {
       EXPECT_EQ(l2[k], double(std::ilogb(x[k]))) << "log2(" << x[k] << ")";
+    }
   }
   for (int k = 0; k <= 22; ++k) {
     auto at = std::find(x.begin(), x.end(), std::pow(10.0, k));
@@ -318,10 +330,7 @@ def p(double(N) X, double(N) Y) -> (P) {
 })", int64_t(pairs.size()));
   ASSERT_TRUE(b.compiled);
   expect_vectorised(*b.compiled, {"@pow(", "@tcs_builtin_pow"}, " x double> ");
-  Tensor x = *Tensor::zeros(ScalarType::Float64, {int64_t(pairs.size())});
-  Tensor y = *Tensor::zeros(ScalarType::Float64, {int64_t(pairs.size())});
-  for (size_t i = 0; i < pairs.size(); ++i) x.as<double>()[i] = pairs[i].first, y.as<double>()[i] = pairs[i].second;
-  auto out = b.compiled->kernel->run({{"X", x}, {"Y", y}});
+  auto out = run_on_pairs(*b.compiled, ScalarType::Float64, pairs, "X", "Y");
   ASSERT_TRUE(out) << out.error();
   const double* got = out->at("P").as<double>();
   double worst = 0;
@@ -378,7 +387,9 @@ TEST(Trigonometry, SinCosAndTanMatchTheCLibraryNearAndFar) {
       double u = ulps(got, want);
       if (!dbl && u > 0) u = std::fabs(got - want) <= std::ldexp(std::fabs(want), -23) ? 0 : u;  // one float ulp
       if (u > worst) worst = u, at = i;
-      if (want == 0 && got == 0) EXPECT_EQ(std::signbit(got), std::signbit(want)) << name << "(" << arg << ")";
+      if (want == 0 && got == 0) {
+        EXPECT_EQ(std::signbit(got), std::signbit(want)) << name << "(" << arg << ")";
+      }
     }
     EXPECT_LE(worst, max_ulps) << type << " " << name << "(" << x[at] << "): " << worst << " ulp";
   }
@@ -429,14 +440,7 @@ TEST(TwoArgumentMath, Atan2HypotFdimAndFdivideMatchTheCLibraryWithTheirSpecialCa
     ASSERT_TRUE(b.compiled);
     bool dbl = std::string(type) == "double";
     expect_vectorised(*b.compiled, {"@tcs_builtin_", "@atan2", "@hypot"}, dbl ? " x double> " : " x float> ");
-    ScalarType st = dbl ? ScalarType::Float64 : ScalarType::Float32;
-    Tensor y = *Tensor::zeros(st, {int64_t(pairs.size())});
-    Tensor x = *Tensor::zeros(st, {int64_t(pairs.size())});
-    for (size_t i = 0; i < pairs.size(); ++i) {
-      if (dbl) y.as<double>()[i] = pairs[i].first, x.as<double>()[i] = pairs[i].second;
-      else y.as<float>()[i] = float(pairs[i].first), x.as<float>()[i] = float(pairs[i].second);
-    }
-    auto out = b.compiled->kernel->run({{"Y", y}, {"X", x}});
+    auto out = run_on_pairs(*b.compiled, dbl ? ScalarType::Float64 : ScalarType::Float32, pairs, "Y", "X");
     ASSERT_TRUE(out) << out.error();
     struct Fn {
       const char* name;
