@@ -200,6 +200,7 @@ class CWriter {
         for (const LoopNode& c : n.children) node(c, depth);
         return;
       case LoopNode::Kind::For: {
+        if (n.annot.partial_totals) return partial_totals(n, depth);
         const std::string& it = nest_.iter_names[size_t(n.iter)];
         std::string tag = "  // L" + std::to_string(n.loop_id);
         if (n.annot.parallel) tag += " parallel";
@@ -230,6 +231,35 @@ class CWriter {
       case LoopNode::Kind::Call: call(n, pad); return;
       case LoopNode::Kind::Pack: pack(n, depth); return;
     }
+  }
+
+  // A total split into parts (LoopAnnotation::partial_totals): the parts on the threads,
+  // each from the identity into a variable of its own and then into its entry of an
+  // array, and the entries into the element in part order.
+  void partial_totals(const LoopNode& n, int depth) {
+    std::string pad(size_t(depth) * 2, ' '), in = pad + "  ";
+    const PolyStmt& ps = nest_.stmts[size_t(calls_below(n).at(0))];
+    StmtSemantics sem = stmt_semantics(def_, ps);
+    const std::string& element = def_.tensors[size_t(sem.lhs_tensor)].name;
+    const std::string& it = nest_.iter_names[size_t(n.iter)];
+    const std::string parts = std::to_string(n.upper.value + 1), entry = "tcs_parts[" + it + "]";
+    LineOrigin o{n.loop_id, -1};
+    remember(n);
+    line(pad + "{  // L" + std::to_string(n.loop_id) + " in " + parts + " parts on the threads, each part's " + ps.name +
+             " apart, then into " + element + " in part order", o);
+    line(in + c_type_name(sem.type) + " tcs_parts[" + parts + "];", o);
+    line(in + "#pragma omp parallel for", o);
+    line(in + "for (int64_t " + it + " = 0; " + it + " <= " + lx(n.upper) + "; " + it + "++) {  // L" +
+             std::to_string(n.loop_id) + " parallel partial totals", o);
+    line(in + "  " + c_type_name(sem.type) + " tcs_total = " + identity(sem) + ";", o);
+    total_ = "tcs_total";
+    for (const LoopNode& c : n.children) node(c, depth + 2);
+    total_.clear();
+    line(in + "  " + entry + " = tcs_total;", o);
+    line(in + "}", o);
+    std::string lhs = read_ref(sem.lhs_tensor, element, [](size_t) { return std::string("0"); });
+    line(in + "for (int64_t " + it + " = 0; " + it + " <= " + lx(n.upper) + "; " + it + "++) " + combined(lhs, entry, sem), o);
+    line(pad + "}", o);
   }
 
   // A block with the local copy of the box, then the loops that read it.
@@ -334,7 +364,7 @@ class CWriter {
     const SemaStmt& st = def_.stmts[size_t(ps.source_stmt)];
     idx_.clear();
     for (const LExpr& a : n.args) idx_.push_back(lx(a));
-    std::string lhs = read_ref(sem.lhs_tensor, def_.tensors[size_t(sem.lhs_tensor)].name, [&](size_t d) { return idx_[d]; });
+    std::string lhs = !total_.empty() ? total_ : read_ref(sem.lhs_tensor, def_.tensors[size_t(sem.lhs_tensor)].name, [&](size_t d) { return idx_[d]; });
     LineOrigin o{-1, n.stmt};
     remember(n);
     std::string tag = "  // " + ps.name;
@@ -347,32 +377,37 @@ class CWriter {
       line(pad + lhs + " = " + rhs + ";" + tag, o);
       return;
     }
+    if (folds_ && folds_->starts_from_identity.at(size_t(n.stmt)) &&
+        (sem.op == ast::ReduceOp::Sum || sem.op == ast::ReduceOp::Product)) {  // its initialisation is folded here
+      std::string begins;
+      const std::vector<int64_t>& at = ps.reduction_first;
+      for (size_t d = 0; d < at.size(); ++d)
+        begins += (d ? " && " : "") + idx_[size_t(st.lhs_rank) + d] + " == " + std::to_string(at[d]);
+      const char* op = sem.op == ast::ReduceOp::Sum ? "+" : "*";
+      line(pad + lhs + " = (" + begins + " ? " + identity(sem) + " : " + lhs + ") " + op + " " + rhs + ";" + tag, o);
+      return;
+    }
+    line(pad + combined(lhs, rhs, sem) + tag, o);
+  }
+
+  // `lhs` combined with the value `v` as a reduction statement does, as one C statement.
+  std::string combined(const std::string& lhs, const std::string& v, const StmtSemantics& sem) {
     switch (sem.op) {
       case ast::ReduceOp::Sum:
       case ast::ReduceOp::Product: {
         const char* op = sem.op == ast::ReduceOp::Sum ? "+" : "*";
-        if (folds_ && folds_->starts_from_identity.at(size_t(n.stmt))) {  // its initialisation is folded here
-          std::string begins;
-          const std::vector<int64_t>& at = ps.reduction_first;
-          for (size_t d = 0; d < at.size(); ++d)
-            begins += (d ? " && " : "") + idx_[size_t(st.lhs_rank) + d] + " == " + std::to_string(at[d]);
-          line(pad + lhs + " = (" + begins + " ? " + identity(sem) + " : " + lhs + ") " + op + " " + rhs + ";" + tag, o);
-        } else if (scalar_type_is_integer(sem.type))  // wraps like the interpreter, never C's undefined overflow
-          line(pad + lhs + " = " + wrapped(lhs, op, rhs, sem.type) + ";" + tag, o);
-        else
-          line(pad + lhs + " " + op + "= " + rhs + ";" + tag, o);
-        break;
+        if (scalar_type_is_integer(sem.type))  // wraps like the interpreter, never C's undefined overflow
+          return lhs + " = " + wrapped(lhs, op, v, sem.type) + ";";
+        return lhs + " " + op + "= " + v + ";";
       }
       case ast::ReduceOp::Min:
       case ast::ReduceOp::Max: {
         const char* cmp = sem.op == ast::ReduceOp::Min ? "<" : ">";
         std::string nan = scalar_type_is_float(sem.type) ? " || tcs_v != tcs_v" : "";
-        line(pad + "{ " + std::string(c_type_name(sem.type)) + " tcs_v = " + rhs + "; if (tcs_v " + cmp + " " + lhs + nan +
-                 ") " + lhs + " = tcs_v; }" + tag,
-             o);
-        break;
+        return "{ " + std::string(c_type_name(sem.type)) + " tcs_v = " + v + "; if (tcs_v " + cmp + " " + lhs + nan + ") " +
+               lhs + " = tcs_v; }";
       }
-      default: line(pad + lhs + " = " + rhs + ";" + tag, o); break;
+      default: return lhs + " = " + v + ";";
     }
   }
 
@@ -534,6 +569,7 @@ class CWriter {
   std::set<std::string> helpers_;  // the kHelpers this text calls
   int subscript_depth_ = 0;
   const FoldedInitialisations* folds_;
+  std::string total_;  // inside a total's parts: where its statement's element is kept
 };
 
 }  // namespace

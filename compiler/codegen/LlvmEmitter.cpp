@@ -121,10 +121,12 @@ std::unique_ptr<llvm::Module> Emitter::run() {
   return std::move(module_);
 }
 
-Emitter::Env Emitter::make_impl(const std::string& name, const std::vector<std::string>& extra) {
+Emitter::Env Emitter::make_impl(const std::string& name, const std::vector<std::string>& extra,
+                                const std::vector<std::string>& pointers) {
   size_t ns = slots();
   std::vector<llvm::Type*> params(ns + common_args(), ptr_);
   for (size_t i = 0; i < extra.size(); ++i) params.push_back(i64_);
+  for (size_t i = 0; i < pointers.size(); ++i) params.push_back(ptr_);
   auto* type = llvm::FunctionType::get(B.getVoidTy(), params, false);
   Env env;
   env.fn = llvm::Function::Create(type, llvm::Function::InternalLinkage, name, *module_);
@@ -147,6 +149,8 @@ Emitter::Env Emitter::make_impl(const std::string& name, const std::vector<std::
     env.fn->addParamAttr(unsigned(ns + 2), llvm::Attribute::ReadOnly);
   }
   for (size_t i = 0; i < extra.size(); ++i) env.fn->getArg(unsigned(ns + common_args() + i))->setName(extra[i]);
+  for (size_t i = 0; i < pointers.size(); ++i)
+    env.fn->getArg(unsigned(ns + common_args() + extra.size() + i))->setName(pointers[i]);
   env.iters.assign(nest_.iter_names.size(), nullptr);
   env.iter_last.assign(nest_.iter_names.size(), nullptr);
   auto* sub_type = dib_.createSubroutineType(dib_.getOrCreateTypeArray({}));
@@ -336,6 +340,10 @@ void Emitter::emit_parallel_for(const LoopNode& n, Env& env) {
   size_t nt = slots(), ni = nest_.iter_names.size(), na = nt + common_args();
   std::vector<llvm::Type*> fields(na, ptr_);
   for (size_t i = 0; i < ni + 1; ++i) fields.push_back(i64_);
+  // Partial totals: one accumulator per iteration, in the caller's frame.
+  std::optional<PartialTotals> totals;
+  if (n.annot.partial_totals) totals = partial_totals_of(n, env);
+  if (totals) fields.push_back(ptr_);
   auto* ctx_type = llvm::StructType::get(C, fields);
   llvm::IRBuilder<> entry_builder(&env.fn->getEntryBlock(), env.fn->getEntryBlock().begin());
   llvm::Value* ctx = entry_builder.CreateAlloca(ctx_type, nullptr, loop_name(n) + ".ctx");
@@ -346,6 +354,7 @@ void Emitter::emit_parallel_for(const LoopNode& n, Env& env) {
   for (size_t i = 0; i < ni; ++i)
     B.CreateStore(env.iters[i] ? env.iters[i] : B.getInt64(0), B.CreateStructGEP(ctx_type, ctx, unsigned(na + i)));
   B.CreateStore(lo, B.CreateStructGEP(ctx_type, ctx, unsigned(na + ni)));
+  if (totals) B.CreateStore(totals->parts, B.CreateStructGEP(ctx_type, ctx, unsigned(na + ni + 1)));
 
   // The implementation: noalias tensors, iterators by value, [begin, end).
   llvm::IRBuilderBase::InsertPoint saved = B.saveIP();
@@ -355,7 +364,7 @@ void Emitter::emit_parallel_for(const LoopNode& n, Env& env) {
   extra.push_back("begin");
   extra.push_back("end");
   std::string name = "tcs_parallel_" + loop_name(n);
-  Env inner = make_impl(name + "_body", extra);
+  Env inner = make_impl(name + "_body", extra, totals ? std::vector<std::string>{"parts"} : std::vector<std::string>{});
   inner.in_parallel = true;
   for (size_t i = 0; i < ni; ++i)
     if (env.iters[i]) inner.iters[i] = inner.fn->getArg(unsigned(na + i));
@@ -366,10 +375,22 @@ void Emitter::emit_parallel_for(const LoopNode& n, Env& env) {
   LoopNode chunk = n;  // the same loop over the chunk's iterations
   chunk.stride = 1;
   std::vector<FetchAhead> outer_ahead = std::exchange(ahead_, {});  // their values are the caller's
+  // A part's accumulator: the statement's element, as far as the loops below can tell.
+  llvm::Value* own = nullptr;
+  if (totals) {
+    llvm::IRBuilder<> inner_entry(&inner.fn->getEntryBlock(), inner.fn->getEntryBlock().begin());
+    own = inner_entry.CreateAlloca(totals->type, nullptr, slot_name(totals->slot) + ".part");
+    inner.tensors[size_t(totals->slot)] = own;
+  }
   emit_loop(chunk, inner, begin, B.CreateSub(end, B.getInt64(1)), [&](llvm::Value* j) {
     inner.iters[size_t(n.iter)] = B.CreateNSWAdd(first, B.CreateNSWMul(j, B.getInt64(uint64_t(n.stride))), nest_.iter_names[size_t(n.iter)]);
+    if (totals) B.CreateStore(totals->identity, own);
     stream_ahead(n, inner);
     emit_children(n.children, inner);
+    if (totals) {
+      llvm::Value* parts = inner.fn->getArg(unsigned(na + ni + 3));
+      B.CreateStore(B.CreateLoad(totals->type, own), B.CreateInBoundsGEP(totals->type, parts, j));
+    }
   });
   ahead_ = std::move(outer_ahead);
   B.CreateRetVoid();
@@ -386,16 +407,48 @@ void Emitter::emit_parallel_for(const LoopNode& n, Env& env) {
   B.SetCurrentDebugLocation(llvm::DILocation::get(C, 1, 0, tramp_sp));
   std::vector<llvm::Value*> args;
   llvm::Value* tctx = tramp->getArg(0);
-  for (size_t f = 0; f < fields.size(); ++f)
+  for (size_t f = 0; f < na + ni + 1; ++f)
     args.push_back(B.CreateLoad(fields[f], B.CreateStructGEP(ctx_type, tctx, unsigned(f))));
   args.push_back(tramp->getArg(1));
   args.push_back(tramp->getArg(2));
+  if (totals) args.push_back(B.CreateLoad(ptr_, B.CreateStructGEP(ctx_type, tctx, unsigned(na + ni + 1))));
   B.CreateCall(inner.fn, args);
   B.CreateRetVoid();
 
   B.restoreIP(saved);
   locate(n, env);
   B.CreateCall(parallel_for_, {env.pool, tramp, ctx, count});
+  if (totals) combine_partial_totals(n, *totals, count, env);
+}
+
+// The statement the parts run, where its element lives, and the parts' accumulators.
+Emitter::PartialTotals Emitter::partial_totals_of(const LoopNode& n, Env& env) {
+  std::vector<int> calls = calls_below(n);
+  PartialTotals t;
+  t.stmt = calls.at(0);
+  t.sem = stmt_semantics(def_, nest_.stmts[size_t(t.stmt)]);
+  t.slot = read_slot(t.sem.lhs_tensor);
+  t.type = mem_type(t.sem.type);
+  t.identity = scalar_type_is_float(t.sem.type) ? llvm::ConstantFP::get(t.type, t.sem.identity_f)
+                                                : llvm::ConstantInt::get(t.type, uint64_t(t.sem.identity_i));
+  // The parts loop runs from 0 to a number (loopnest/SplitTotals.cpp).
+  int64_t parts = n.upper.value + 1;
+  llvm::IRBuilder<> entry_builder(&env.fn->getEntryBlock(), env.fn->getEntryBlock().begin());
+  t.parts = entry_builder.CreateAlloca(llvm::ArrayType::get(t.type, uint64_t(parts)), nullptr, slot_name(t.slot) + ".parts");
+  return t;
+}
+
+// After the parts ran: each part's result into the element, in part order, as the
+// statement combines a value.
+void Emitter::combine_partial_totals(const LoopNode& n, const PartialTotals& t, llvm::Value* count, Env& env) {
+  stmt_ = &def_.stmts[size_t(nest_.stmts[size_t(t.stmt)].source_stmt)];
+  llvm::Value* off = read_offset_of(t.sem.lhs_tensor, {}, env);
+  LoopNode part = n;
+  part.annot = LoopAnnotation{};
+  emit_loop(part, env, B.getInt64(0), B.CreateSub(count, B.getInt64(1)), [&](llvm::Value* k) {
+    llvm::Value* v = B.CreateLoad(t.type, B.CreateInBoundsGEP(t.type, t.parts, k));
+    store(t.slot, off, combine(t.sem, load(t.slot, off, env), v), env);
+  });
 }
 
 void Emitter::emit_if(const LoopNode& n, Env& env) {

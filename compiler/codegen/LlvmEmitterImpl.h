@@ -47,9 +47,10 @@ class Emitter {
     std::vector<llvm::Value*> stmt_args;  // the current statement's index values (i64)
   };
 
-  // A function taking (tensors..., err, pool, [sizes,] extra i64...) with noalias tensors;
-  // `sizes` only when the sizes are symbolic.
-  Env make_impl(const std::string& name, const std::vector<std::string>& extra);
+  // A function taking (tensors..., err, pool, [sizes,] extra i64..., pointers...) with
+  // noalias tensors; `sizes` only when the sizes are symbolic.
+  Env make_impl(const std::string& name, const std::vector<std::string>& extra,
+                const std::vector<std::string>& pointers = {});
 
   void locate(const LoopNode& n, const Env& env);
 
@@ -86,6 +87,19 @@ class Emitter {
   // The loop's iterations become [0, count) for the thread pool; the outlined function
   // receives the tensors, every iterator in scope, the first value and the stride.
   void emit_parallel_for(const LoopNode& n, Env& env);
+
+  // A parallel loop over a total's parts (LoopAnnotation::partial_totals): the statement
+  // below it, the slot its element lives in, and the caller's array of the parts' results.
+  struct PartialTotals {
+    int stmt = -1;
+    StmtSemantics sem;
+    int slot = -1;
+    llvm::Type* type = nullptr;  // the element's type in memory
+    llvm::Constant* identity = nullptr;
+    llvm::Value* parts = nullptr;
+  };
+  PartialTotals partial_totals_of(const LoopNode& n, Env& env);
+  void combine_partial_totals(const LoopNode& n, const PartialTotals& t, llvm::Value* count, Env& env);
 
   void emit_if(const LoopNode& n, Env& env);
 

@@ -10,6 +10,7 @@
 #include "loopnest/EdgeGuards.h"
 #include "loopnest/FetchAhead.h"
 #include "loopnest/FullTiles.h"
+#include "loopnest/SplitTotals.h"
 #include "poly/PolyJob.h"
 
 namespace tcs {
@@ -83,6 +84,7 @@ Expected<LoweringResult> lower_to_loop_nest(const SemaDef& def, const DefShapes&
              collapse_rows(def, shapes, result.nest, options.cpu.vector_width);
              plan_fetch_ahead(result.nest);
              plan_stream_ahead(result.nest, options.cpu.fetch_ahead);
+             split_totals(def, result.nest, options);
              result.nest.stream_outputs = options.cpu.stream_stores;
            });
     if (!done) return Error{ErrorKind::Cancelled, "compilation cancelled"};

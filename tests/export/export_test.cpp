@@ -146,6 +146,11 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"conv1d_symbolic",
              "# sizes: N=3 W=20 K=5\ndef conv1d(float(N,W) I, float(K) F) -> (O) {\n  O(n,x) +=! I(n, x + k) * F(k)\n}\n",
              "default", true, {{"N", 2}, {"W", 33}, {"K", 4}}, {{"I", {2, 3}}, {"F", {5}}}},
+        // A total in parts on the threads (loopnest/SplitTotals.cpp), at its sizes and on
+        // sizes with fewer iterations than parts.
+        Case{"total", "# sizes: N=300 C=500\ndef total(float(N,C) X) -> (S) {\n  S +=! X(n,c) * X(n,c)\n}\n", "default"},
+        Case{"total_symbolic", "# sizes: N=300 C=500\ndef total(float(N,C) X) -> (S) {\n  S +=! X(n,c) * X(n,c)\n}\n",
+             "default", true, {{"N", 3}, {"C", 5}}},
         Case{"softmax_symbolic",
              "# sizes: N=8 D=20\ndef softmax(float(N,D) X) -> (Y) {\n  mx(n) max=! X(n,d)\n  ex(n,d) = exp(X(n,d) - mx(n))\n"
              "  sm(n) +=! ex(n,d)\n  Y(n,d) = ex(n,d) / sm(n)\n}\n",

@@ -1,0 +1,140 @@
+#include "loopnest/SplitTotals.h"
+
+#include <algorithm>
+#include <bit>
+
+#include "loopnest/Affine.h"
+
+namespace tcs {
+namespace {
+
+// At most this many parts, and a power of two: 2, 4, 8 or 16 threads each take the same
+// share.
+constexpr int64_t kMaxParts = 16;
+// Each part runs at least this many statement instances: a part's accumulators, its
+// masked rest and a start of the pool cost about a microsecond, and a sum of 16384 floats
+// takes about that on one core.
+constexpr int64_t kMinPointsPerPart = 16384;
+// A loop whose trip count is not a number (symbolic sizes) counts as this many.
+constexpr int64_t kUnknownTrips = int64_t(1) << 20;
+
+int64_t trips(const LoopNode& n) {
+  std::optional<int64_t> span = full_span(n);
+  return span ? std::max<int64_t>(0, *span / n.stride + 1) : kUnknownTrips;
+}
+
+// Statement instances below `n`, every loop at its longest (saturating).
+int64_t points(const LoopNode& n) {
+  auto sum = [](const std::vector<LoopNode>& nodes) {
+    int64_t s = 0;
+    for (const LoopNode& c : nodes) s = std::min(kUnknownTrips * kUnknownTrips, s + points(c));
+    return s;
+  };
+  switch (n.kind) {
+    case LoopNode::Kind::Call: return 1;
+    case LoopNode::Kind::For: return std::min(kUnknownTrips * kUnknownTrips, trips(n) * sum(n.children));
+    case LoopNode::Kind::If: return std::max(sum(n.children), sum(n.else_children));
+    default: return sum(n.children);
+  }
+}
+
+// Whether a loop below `n` (or `n`) already has a decision a split would contradict.
+bool holds_decisions(const LoopNode& n) {
+  if (n.kind == LoopNode::Kind::For &&
+      (n.annot.parallel || n.annot.register_tile || n.annot.accumulate_in_registers))
+    return true;
+  for (const LoopNode& c : n.children)
+    if (holds_decisions(c)) return true;
+  for (const LoopNode& c : n.else_children)
+    if (holds_decisions(c)) return true;
+  return false;
+}
+
+// init + stride * floor(part * trips / parts), written plainly when parts divide trips.
+LExpr part_start(const LExpr& init, int64_t stride, const LExpr& part, const LExpr& trip_count, int64_t parts) {
+  using Op = LExpr::Op;
+  LExpr share = trip_count.is_int() && trip_count.value % parts == 0
+                    ? LExpr::make(Op::Mul, {part, LExpr::integer(trip_count.value / parts)})
+                    : LExpr::make(Op::FloorDiv, {LExpr::make(Op::Mul, {part, trip_count}), LExpr::integer(parts)});
+  if (stride != 1) share = LExpr::make(Op::Mul, {share, LExpr::integer(stride)});
+  return init.is_int() && init.value == 0 ? share : LExpr::make(Op::Add, {init, share});
+}
+
+class Splitter {
+ public:
+  Splitter(const SemaDef& def, LoopNest& nest, const MappingOptions& options) : def_(def), nest_(nest), options_(options) {}
+
+  // Only loops with no loop around them: a split inside a sequential loop would start the
+  // pool once per iteration of it.
+  void visit(LoopNode& n) {
+    if (n.kind == LoopNode::Kind::For) {
+      if (int64_t parts = parts_for(n); parts > 1) split(n, parts);
+      return;
+    }
+    for (LoopNode& c : n.children) visit(c);
+    for (LoopNode& c : n.else_children) visit(c);
+  }
+
+ private:
+  // How many parts loop `n` splits into; 0 or 1: it stays as it is.
+  int64_t parts_for(const LoopNode& n) const {
+    std::vector<int> calls = calls_below(n);
+    if (calls.empty() || holds_decisions(n)) return 0;
+    for (int c : calls)
+      if (c != calls[0]) return 0;  // one statement only: its element is the only one written
+    const PolyStmt& ps = nest_.stmts[size_t(calls[0])];
+    const SemaStmt& st = def_.stmts[size_t(ps.source_stmt)];
+    // One element (no left-hand index), combined by an associative operation. The
+    // language forbids a reduction to read what it defines, so no part sees another's.
+    if (ps.is_init || st.lhs_rank != 0 || !st.reduces() || st.ast->reduce == ast::ReduceOp::None ||
+        def_.tensors[size_t(st.lhs_tensor)].type == ScalarType::Bool)
+      return 0;
+    if (!options_.cpu.parallel) return 0;  // a kernel-wide option
+    return int64_t(std::bit_floor(uint64_t(std::min({kMaxParts, trips(n), points(n) / kMinPointsPerPart}))));
+  }
+
+  void split(LoopNode& n, int64_t parts) {
+    using Op = LExpr::Op;
+    int part_iter = part_iterator();
+    LExpr trip_count = LExpr::make(Op::Add, {LExpr::make(Op::Sub, {n.upper, n.init}), LExpr::integer(n.stride)});
+    if (n.stride != 1) trip_count = LExpr::make(Op::FloorDiv, {trip_count, LExpr::integer(n.stride)});
+    if (std::optional<int64_t> span = constant_span(n.init, n.upper)) trip_count = LExpr::integer(*span / n.stride + 1);
+    LoopNode share = std::move(n);  // the loop over this part's iterations
+    const LExpr init = share.init, part = LExpr::iter(part_iter);
+    const LExpr next = LExpr::make(Op::Add, {part, LExpr::integer(1)});
+    share.init = part_start(init, share.stride, part, trip_count, parts);
+    share.upper = LExpr::make(Op::Sub, {part_start(init, share.stride, next, trip_count, parts), LExpr::integer(share.stride)});
+
+    LoopNode loop;
+    loop.kind = LoopNode::Kind::For;
+    loop.iter = part_iter;
+    loop.init = LExpr::integer(0);
+    loop.upper = LExpr::integer(parts - 1);
+    loop.loop_id = share.loop_id;
+    loop.annot.parallel = true;
+    loop.annot.partial_totals = true;
+    loop.children.push_back(std::move(share));
+    n = std::move(loop);
+  }
+
+  // One iterator serves every split loop: none is inside another.
+  int part_iterator() {
+    const std::string name = "tcs_part";
+    for (size_t i = 0; i < nest_.iter_names.size(); ++i)
+      if (nest_.iter_names[i] == name) return int(i);
+    nest_.iter_names.push_back(name);
+    return int(nest_.iter_names.size() - 1);
+  }
+
+  const SemaDef& def_;
+  LoopNest& nest_;
+  const MappingOptions& options_;
+};
+
+}  // namespace
+
+void split_totals(const SemaDef& def, LoopNest& nest, const MappingOptions& options) {
+  Splitter(def, nest, options).visit(nest.root);
+}
+
+}  // namespace tcs

@@ -1,0 +1,164 @@
+// A reduction into one element runs in parts on the threads (loopnest/SplitTotals.cpp):
+// the compiled kernel computes what the interpreter computes, gives the same bits on one
+// thread as on two, keeps a NaN and wraps integers as the interpreter does, and runs on
+// sizes with fewer iterations than parts. A small total, one whose statement has no
+// threads, and a reduction that has a parallel loop keep their loops as they were.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "Compiler.h"
+#include "lang/Frontend.h"
+#include "runtime/Compare.h"
+#include "runtime/RandomInputs.h"
+
+namespace tcs {
+namespace {
+
+struct Built {
+  std::string c, ir;
+  TensorMap one_thread, two_threads;
+};
+
+// The def compiled with `options` (default: the default preset) at `sizes`, run on
+// `inputs` (random where not given) on one and on two threads; each run is checked
+// against the interpreter.
+Built build_and_run(const char* text, const SizeMap& sizes, const TensorMap& given = {},
+                    const char* options = nullptr, bool symbolic = false) {
+  std::shared_ptr<const CheckedFile> checked = check_source("k.tc", text);
+  EXPECT_FALSE(checked->has_errors());
+  if (checked->has_errors()) return {};
+  const SemaDef& def = checked->defs.at(0);
+  auto shapes = shapes_evaluate(def, sizes);
+  EXPECT_TRUE(shapes) << shapes.error();
+  if (!shapes) return {};
+  auto o = options ? mapping_options_from_json(options) : mapping_preset("default", def, &*shapes);
+  EXPECT_TRUE(o) << o.error();
+  if (!o) return {};
+  CodegenChoice choice{"cpu", {"c", "llvm"}, true};
+  choice.symbolic_sizes = symbolic;
+  auto r = compile_kernel(KernelSetup{checked, &def, {}, *shapes}, *o, choice);
+  EXPECT_TRUE(r) << r.error();
+  if (!r) return {};
+  Built b{r->text("c").text, r->text("llvm").text, {}, {}};
+  auto inputs = random_inputs(def, *shapes, 5, given);
+  EXPECT_TRUE(inputs) << inputs.error();
+  if (inputs) inputs->insert(given.begin(), given.end());
+  auto want = interpret(def, *shapes, *inputs);
+  EXPECT_TRUE(want) << want.error();
+  if (!inputs || !want) return b;
+  for (int threads : {1, 2}) {
+    r->kernel->set_threads(threads);
+    auto got = r->kernel->run(*inputs);
+    EXPECT_TRUE(got) << got.error();
+    if (!got) continue;
+    for (const auto& [name, w] : *want) {
+      TensorComparison cmp = compare_tensors(name, got->at(name), w);
+      EXPECT_TRUE(cmp.ok) << threads << " threads: " << cmp.problem << "\n" << b.c;
+    }
+    (threads == 1 ? b.one_thread : b.two_threads) = std::move(*got);
+  }
+  return b;
+}
+
+bool same_bits(const Tensor& a, const Tensor& b) {
+  return a.data.size() == b.data.size() && std::memcmp(a.data.data(), b.data.data(), a.data.size()) == 0;
+}
+
+bool in_parts(const Built& b) { return b.c.find("parallel partial totals") != std::string::npos; }
+
+Tensor filled(ScalarType type, std::vector<int64_t> shape, auto value_at) {
+  Tensor t = *Tensor::zeros(type, std::move(shape));
+  for (int64_t i = 0, n = t.numel(); i < n; ++i) {
+    if (type == ScalarType::Int32) t.as<int32_t>()[i] = int32_t(value_at(i));
+    else t.as<float>()[i] = float(value_at(i));
+  }
+  return t;
+}
+
+TEST(SplitTotals, ASumOverAMatrixRunsInPartsWithTheSameBitsOnAnyThreadCount) {
+  Built b = build_and_run("def total(float(M, N) X) -> (S) {\n  S +=! X(i, j)\n}\n", {{"M", 500}, {"N", 300}});
+  ASSERT_TRUE(in_parts(b)) << b.c;
+  // 150000 additions: eight parts of 18750, a power of two no larger than the work allows.
+  EXPECT_NE(b.c.find("float tcs_parts[8];"), std::string::npos) << b.c;
+  EXPECT_NE(b.ir.find("@tcs_rt_parallel_for"), std::string::npos);
+  ASSERT_TRUE(b.one_thread.count("S") && b.two_threads.count("S"));
+  EXPECT_TRUE(same_bits(b.one_thread.at("S"), b.two_threads.at("S")))
+      << b.one_thread.at("S").as<float>()[0] << " on one thread, " << b.two_threads.at("S").as<float>()[0] << " on two";
+}
+
+TEST(SplitTotals, ALossAndADoubleTotalMatchTheInterpreter) {
+  Built loss = build_and_run("def mse(float(N, C) P, float(N, C) T) -> (L) {\n"
+                             "  L +=! (P(n, c) - T(n, c)) * (P(n, c) - T(n, c)) / float(N * C)\n}\n",
+                             {{"N", 256}, {"C", 1000}});
+  EXPECT_TRUE(in_parts(loss)) << loss.c;
+  Built wide = build_and_run("def total(float64(M, N) X) -> (S) {\n  S +=! X(i, j)\n}\n", {{"M", 333}, {"N", 301}});
+  EXPECT_TRUE(in_parts(wide)) << wide.c;
+  EXPECT_NE(wide.c.find("double tcs_parts["), std::string::npos) << wide.c;
+}
+
+TEST(SplitTotals, TheLargestAndSmallestValueKeepANaNFromAnyPart) {
+  const int64_t n = 200000;
+  for (int64_t nan_at : {int64_t(7), n / 2 + 3, n - 1}) {
+    Tensor x = filled(ScalarType::Float32, {n}, [&](int64_t i) {
+      return i == nan_at ? std::numeric_limits<double>::quiet_NaN() : std::sin(double(i));
+    });
+    for (const char* text : {"def top(float(N) X) -> (m) {\n  m max=! X(i)\n}\n", "def low(float(N) X) -> (m) {\n  m min=! X(i)\n}\n"}) {
+      Built b = build_and_run(text, {{"N", n}}, {{"X", x}});
+      ASSERT_TRUE(in_parts(b)) << b.c;
+      ASSERT_TRUE(b.two_threads.count("m"));
+      EXPECT_TRUE(std::isnan(b.one_thread.at("m").as<float>()[0])) << text << " NaN at " << nan_at;
+      EXPECT_TRUE(std::isnan(b.two_threads.at("m").as<float>()[0])) << text << " NaN at " << nan_at;
+    }
+  }
+  // Without a NaN, the extremes are exact: the same bits as the interpreter's.
+  Tensor x = filled(ScalarType::Float32, {n}, [](int64_t i) { return std::sin(double(i) * 0.37) * 1e3; });
+  Built b = build_and_run("def top(float(N) X) -> (m) {\n  m max=! X(i)\n}\n", {{"N", n}}, {{"X", x}});
+  float best = -INFINITY;
+  for (int64_t i = 0; i < n; ++i) best = std::max(best, x.as<float>()[i]);
+  ASSERT_TRUE(b.two_threads.count("m"));
+  EXPECT_EQ(b.two_threads.at("m").as<float>()[0], best);
+}
+
+TEST(SplitTotals, IntegerSumsAndProductsWrapAsTheInterpreters) {
+  const int64_t n = 100000;
+  // Sums past 2^31: every part wraps, and so does the whole.
+  Tensor big = filled(ScalarType::Int32, {n}, [](int64_t i) { return 2000000000 - int32_t(i % 7) * 12345; });
+  Built sum = build_and_run("def total(int32(N) X) -> (S) {\n  S +=! X(i)\n}\n", {{"N", n}}, {{"X", big}});
+  EXPECT_TRUE(in_parts(sum)) << sum.c;
+  Tensor odd = filled(ScalarType::Int32, {n}, [](int64_t i) { return i % 3 == 0 ? -3 : 5 + 2 * int32_t(i % 11); });
+  Built product = build_and_run("def product(int32(N) X) -> (P) {\n  P *=! X(i)\n}\n", {{"N", n}}, {{"X", odd}});
+  EXPECT_TRUE(in_parts(product)) << product.c;
+  ASSERT_TRUE(product.two_threads.count("P"));
+  EXPECT_NE(product.two_threads.at("P").as<int32_t>()[0], 0);  // odd factors: the wrapped product is odd
+}
+
+TEST(SplitTotals, TwoTotalsEachRunInTheirOwnParts) {
+  Built two = build_and_run("def two(float(N) X) -> (S, Q) {\n  S +=! X(i)\n  Q +=! X(i) * X(i)\n}\n", {{"N", 100000}});
+  EXPECT_NE(two.c.find("each part's S0 apart, then into S "), std::string::npos) << two.c;
+  EXPECT_NE(two.c.find("each part's S1 apart, then into Q "), std::string::npos) << two.c;
+}
+
+TEST(SplitTotals, SizesAsArgumentsRunWithFewerIterationsThanParts) {
+  for (int64_t n : {int64_t(1), int64_t(5), int64_t(17), int64_t(100003)}) {
+    // The options a large N takes (the default preset keeps a small kernel on one thread).
+    Built b = build_and_run("def total(float(N) X) -> (S) {\n  S +=! X(i) * X(i)\n}\n", {{"N", n}}, {},
+                            R"({"cpu": {"parallel": true, "vectorWidth": 8}})", true);
+    EXPECT_TRUE(in_parts(b)) << n << "\n" << b.c;  // the sizes are not known when it compiles
+  }
+}
+
+TEST(SplitTotals, SmallTotalsTotalsWithoutThreadsAndParallelReductionsKeepTheirLoops) {
+  Built small = build_and_run("def total(float(N) X) -> (S) {\n  S +=! X(i)\n}\n", {{"N", 4096}});
+  EXPECT_FALSE(in_parts(small)) << small.c;
+  Built rows = build_and_run("def rows(float(M, N) X) -> (S) {\n  S(i) +=! X(i, j)\n}\n", {{"M", 512}, {"N", 512}});
+  EXPECT_FALSE(in_parts(rows)) << rows.c;
+  Built none = build_and_run("def total(float(N) X) -> (S) {\n  S +=! X(i)\n}\n", {{"N", 100000}}, {},
+                             R"({"cpu": {"parallel": false}})");
+  EXPECT_FALSE(in_parts(none)) << none.c;
+}
+
+}  // namespace
+}  // namespace tcs
