@@ -1,13 +1,17 @@
-// A reduction into one element runs in parts on the threads (loopnest/SplitTotals.cpp):
-// the compiled kernel computes what the interpreter computes, gives the same bits on one
-// thread as on two, keeps a NaN and wraps integers as the interpreter does, and runs on
-// sizes with fewer iterations than parts. A small total, one whose statement has no
-// threads, and a reduction that has a parallel loop keep their loops as they were.
+// Reductions into a few elements. A total runs in parts on the threads
+// (loopnest/SplitTotals.cpp): the compiled kernel computes what the interpreter computes,
+// gives the same bits on one thread as on two, keeps a NaN and wraps integers as the
+// interpreter does, and runs on sizes with fewer iterations than parts; a small total,
+// one without threads, and a reduction that has a parallel loop keep their loops. A
+// short row summed down a long loop (`S(c) +=! X(n, c)`, poly/CpuMarks.cpp) takes the
+// vector along the long loop, the row unrolled into it, and computes what the
+// interpreter computes in every element type.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <regex>
 
 #include "Compiler.h"
 #include "lang/Frontend.h"
@@ -158,6 +162,39 @@ TEST(SplitTotals, SmallTotalsTotalsWithoutThreadsAndParallelReductionsKeepTheirL
   Built none = build_and_run("def total(float(N) X) -> (S) {\n  S +=! X(i)\n}\n", {{"N", 100000}}, {},
                              R"({"cpu": {"parallel": false}})");
   EXPECT_FALSE(in_parts(none)) << none.c;
+}
+
+// The row's loop, unrolled, and the summed loop around it as the vector loop: both lines
+// of the C text.
+bool row_unrolled_into_sum(const Built& b) {
+  std::regex sum("for \\(int64_t c[0-9]+ = [^\\n]*// L[0-9]+ vector\\([0-9]+\\) reduction\\n *for \\(int64_t c[0-9]+ = 0; "
+                 "c[0-9]+ <= [0-9]+; c[0-9]+\\+\\+\\) \\{  // L[0-9]+ unroll\\(full\\)");
+  return std::regex_search(b.c, sum);
+}
+
+TEST(ShortRows, ASumDownColumnsTakesTheVectorAlongTheColumns) {
+  for (const char* type : {"float", "float64", "float16", "int32"})
+    for (int64_t c : {2, 3, std::string(type) == "float64" ? 4 : 5}) {
+      std::string text = std::string("def colsum(") + type + "(N, C) X) -> (S) {\n  S(c) +=! X(n, c)\n}\n";
+      Built b = build_and_run(text.c_str(), {{"N", 4000}, {"C", c}});
+      EXPECT_TRUE(row_unrolled_into_sum(b)) << type << " C=" << c << "\n" << b.c;
+    }
+  // An image's three channels, each a mean over every pixel; the largest of each column.
+  Built mean = build_and_run("def mean(float(H, W, C) I) -> (M) {\n  M(c) +=! I(h, w, c) / float(H * W)\n}\n",
+                             {{"H", 60}, {"W", 70}, {"C", 3}});
+  EXPECT_TRUE(row_unrolled_into_sum(mean)) << mean.c;
+  Built top = build_and_run("def top(float(N, C) X) -> (S) {\n  S(c) max=! X(n, c)\n}\n", {{"N", 5000}, {"C", 4}});
+  EXPECT_TRUE(row_unrolled_into_sum(top)) << top.c;
+}
+
+TEST(ShortRows, RowsTooWideForOneStepKeepTheirVector) {
+  // Doubles in rows of 15: fifteen vectors of doubles loaded a step cost more in shuffles
+  // than the masked row.
+  Built wide = build_and_run("def colsum(float64(N, C) X) -> (S) {\n  S(c) +=! X(n, c)\n}\n", {{"N", 3000}, {"C", 15}});
+  EXPECT_FALSE(row_unrolled_into_sum(wide)) << wide.c;
+  // A row as long as a vector or longer is a vector already.
+  Built full = build_and_run("def colsum(float(N, C) X) -> (S) {\n  S(c) +=! X(n, c)\n}\n", {{"N", 3000}, {"C", 64}});
+  EXPECT_FALSE(row_unrolled_into_sum(full)) << full.c;
 }
 
 }  // namespace
