@@ -234,31 +234,36 @@ class CWriter {
   }
 
   // A total split into parts (LoopAnnotation::partial_totals): the parts on the threads,
-  // each from the identity into a variable of its own and then into its entry of an
-  // array, and the entries into the element in part order.
+  // each from the identity into a copy of its own of the output and then into its row of
+  // an array, and the rows into the output in part order.
   void partial_totals(const LoopNode& n, int depth) {
-    std::string pad(size_t(depth) * 2, ' '), in = pad + "  ";
+    std::string pad(size_t(depth) * 2, ' '), in = pad + "  ", more = in + "  ";
     const PolyStmt& ps = nest_.stmts[size_t(calls_below(n).at(0))];
     StmtSemantics sem = stmt_semantics(def_, ps);
-    const std::string& element = def_.tensors[size_t(sem.lhs_tensor)].name;
+    const std::string& output = def_.tensors[size_t(sem.lhs_tensor)].name;
     const std::string& it = nest_.iter_names[size_t(n.iter)];
-    const std::string parts = std::to_string(n.upper.value + 1), entry = "tcs_parts[" + it + "]";
+    // One element, or a few at sizes that are numbers (loopnest/SplitTotals.cpp).
+    const int64_t numel = layout_.symbolic ? 1 : shapes_.tensors[size_t(sem.lhs_tensor)].numel();
+    const std::string parts = std::to_string(n.upper.value + 1), elements = std::to_string(numel);
+    const std::string each = "for (int64_t tcs_e = 0; tcs_e < " + elements + "; tcs_e++) ";
+    const std::string type = c_type_name(sem.type);
     LineOrigin o{n.loop_id, -1};
     remember(n);
     line(pad + "{  // L" + std::to_string(n.loop_id) + " in " + parts + " parts on the threads, each part's " + ps.name +
-             " apart, then into " + element + " in part order", o);
-    line(in + c_type_name(sem.type) + " tcs_parts[" + parts + "];", o);
+             " apart, then into " + output + " in part order", o);
+    line(in + type + " tcs_parts[" + parts + "][" + elements + "];", o);
     line(in + "#pragma omp parallel for", o);
     line(in + "for (int64_t " + it + " = 0; " + it + " <= " + lx(n.upper) + "; " + it + "++) {  // L" +
              std::to_string(n.loop_id) + " parallel partial totals", o);
-    line(in + "  " + c_type_name(sem.type) + " tcs_total = " + identity(sem) + ";", o);
-    total_ = "tcs_total";
+    line(more + type + " tcs_total[" + elements + "];", o);
+    line(more + each + "tcs_total[tcs_e] = " + identity(sem) + ";", o);
+    total_ = sem.lhs_tensor;
     for (const LoopNode& c : n.children) node(c, depth + 2);
-    total_.clear();
-    line(in + "  " + entry + " = tcs_total;", o);
+    total_ = -1;
+    line(more + each + "tcs_parts[" + it + "][tcs_e] = tcs_total[tcs_e];", o);
     line(in + "}", o);
-    std::string lhs = read_ref(sem.lhs_tensor, element, [](size_t) { return std::string("0"); });
-    line(in + "for (int64_t " + it + " = 0; " + it + " <= " + lx(n.upper) + "; " + it + "++) " + combined(lhs, entry, sem), o);
+    line(in + "for (int64_t " + it + " = 0; " + it + " <= " + lx(n.upper) + "; " + it + "++)", o);
+    line(more + each + combined(c_identifier(output) + "[tcs_e]", "tcs_parts[" + it + "][tcs_e]", sem), o);
     line(pad + "}", o);
   }
 
@@ -322,6 +327,7 @@ class CWriter {
   template <class Sub>
   std::string read_ref(int t, const std::string& name, Sub sub) {
     int site = pack_of_[size_t(t)];
+    if (t == total_) return "tcs_total[" + offset(t, sub) + "]";  // a part's copy of the output, laid out alike
     if (site < 0) return c_identifier(name) + "[" + offset(t, sub) + "]";
     const PackSite& p = nest_.packs[size_t(site)];
     std::vector<int64_t> strides = p.strides();
@@ -364,7 +370,7 @@ class CWriter {
     const SemaStmt& st = def_.stmts[size_t(ps.source_stmt)];
     idx_.clear();
     for (const LExpr& a : n.args) idx_.push_back(lx(a));
-    std::string lhs = !total_.empty() ? total_ : read_ref(sem.lhs_tensor, def_.tensors[size_t(sem.lhs_tensor)].name, [&](size_t d) { return idx_[d]; });
+    std::string lhs = read_ref(sem.lhs_tensor, def_.tensors[size_t(sem.lhs_tensor)].name, [&](size_t d) { return idx_[d]; });
     LineOrigin o{-1, n.stmt};
     remember(n);
     std::string tag = "  // " + ps.name;
@@ -569,7 +575,7 @@ class CWriter {
   std::set<std::string> helpers_;  // the kHelpers this text calls
   int subscript_depth_ = 0;
   const FoldedInitialisations* folds_;
-  std::string total_;  // inside a total's parts: where its statement's element is kept
+  int total_ = -1;  // inside a total's parts: the output each part keeps a copy of
 };
 
 }  // namespace

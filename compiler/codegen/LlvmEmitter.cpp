@@ -375,21 +375,24 @@ void Emitter::emit_parallel_for(const LoopNode& n, Env& env) {
   LoopNode chunk = n;  // the same loop over the chunk's iterations
   chunk.stride = 1;
   std::vector<FetchAhead> outer_ahead = std::exchange(ahead_, {});  // their values are the caller's
-  // A part's accumulator: the statement's element, as far as the loops below can tell.
+  // A part's accumulators: the statement's output, as far as the loops below can tell.
   llvm::Value* own = nullptr;
   if (totals) {
     llvm::IRBuilder<> inner_entry(&inner.fn->getEntryBlock(), inner.fn->getEntryBlock().begin());
-    own = inner_entry.CreateAlloca(totals->type, nullptr, slot_name(totals->slot) + ".part");
+    own = inner_entry.CreateAlloca(totals->type, B.getInt64(uint64_t(totals->numel)), slot_name(totals->slot) + ".part");
     inner.tensors[size_t(totals->slot)] = own;
   }
   emit_loop(chunk, inner, begin, B.CreateSub(end, B.getInt64(1)), [&](llvm::Value* j) {
     inner.iters[size_t(n.iter)] = B.CreateNSWAdd(first, B.CreateNSWMul(j, B.getInt64(uint64_t(n.stride))), nest_.iter_names[size_t(n.iter)]);
-    if (totals) B.CreateStore(totals->identity, own);
+    for (int64_t e = 0; totals && e < totals->numel; ++e) B.CreateStore(totals->identity, B.CreateConstInBoundsGEP1_64(totals->type, own, uint64_t(e)));
     stream_ahead(n, inner);
     emit_children(n.children, inner);
     if (totals) {
       llvm::Value* parts = inner.fn->getArg(unsigned(na + ni + 3));
-      B.CreateStore(B.CreateLoad(totals->type, own), B.CreateInBoundsGEP(totals->type, parts, j));
+      llvm::Value* mine = B.CreateInBoundsGEP(totals->type, parts, B.CreateNSWMul(j, B.getInt64(uint64_t(totals->numel))));
+      for (int64_t e = 0; e < totals->numel; ++e)
+        B.CreateStore(B.CreateLoad(totals->type, B.CreateConstInBoundsGEP1_64(totals->type, own, uint64_t(e))),
+                      B.CreateConstInBoundsGEP1_64(totals->type, mine, uint64_t(e)));
     }
   });
   ahead_ = std::move(outer_ahead);
@@ -421,7 +424,7 @@ void Emitter::emit_parallel_for(const LoopNode& n, Env& env) {
   if (totals) combine_partial_totals(n, *totals, count, env);
 }
 
-// The statement the parts run, where its element lives, and the parts' accumulators.
+// The statement the parts run, where its output lives, and the parts' accumulators.
 Emitter::PartialTotals Emitter::partial_totals_of(const LoopNode& n, Env& env) {
   std::vector<int> calls = calls_below(n);
   PartialTotals t;
@@ -431,23 +434,27 @@ Emitter::PartialTotals Emitter::partial_totals_of(const LoopNode& n, Env& env) {
   t.type = mem_type(t.sem.type);
   t.identity = scalar_type_is_float(t.sem.type) ? llvm::ConstantFP::get(t.type, t.sem.identity_f)
                                                 : llvm::ConstantInt::get(t.type, uint64_t(t.sem.identity_i));
-  // The parts loop runs from 0 to a number (loopnest/SplitTotals.cpp).
+  // A few elements at sizes that are numbers, or one (loopnest/SplitTotals.cpp); the
+  // parts loop runs from 0 to a number.
+  t.numel = layout_.symbolic ? 1 : shapes_.tensors[size_t(t.sem.lhs_tensor)].numel();
   int64_t parts = n.upper.value + 1;
   llvm::IRBuilder<> entry_builder(&env.fn->getEntryBlock(), env.fn->getEntryBlock().begin());
-  t.parts = entry_builder.CreateAlloca(llvm::ArrayType::get(t.type, uint64_t(parts)), nullptr, slot_name(t.slot) + ".parts");
+  t.parts = entry_builder.CreateAlloca(t.type, B.getInt64(uint64_t(parts * t.numel)), slot_name(t.slot) + ".parts");
   return t;
 }
 
-// After the parts ran: each part's result into the element, in part order, as the
-// statement combines a value.
+// After the parts ran: each part's copy into the output, in part order, element by
+// element as the statement combines a value.
 void Emitter::combine_partial_totals(const LoopNode& n, const PartialTotals& t, llvm::Value* count, Env& env) {
-  stmt_ = &def_.stmts[size_t(nest_.stmts[size_t(t.stmt)].source_stmt)];
-  llvm::Value* off = read_offset_of(t.sem.lhs_tensor, {}, env);
   LoopNode part = n;
   part.annot = LoopAnnotation{};
   emit_loop(part, env, B.getInt64(0), B.CreateSub(count, B.getInt64(1)), [&](llvm::Value* k) {
-    llvm::Value* v = B.CreateLoad(t.type, B.CreateInBoundsGEP(t.type, t.parts, k));
-    store(t.slot, off, combine(t.sem, load(t.slot, off, env), v), env);
+    llvm::Value* copy = B.CreateInBoundsGEP(t.type, t.parts, B.CreateNSWMul(k, B.getInt64(uint64_t(t.numel))));
+    for (int64_t e = 0; e < t.numel; ++e) {
+      llvm::Value* v = B.CreateLoad(t.type, B.CreateConstInBoundsGEP1_64(t.type, copy, uint64_t(e)));
+      llvm::Value* off = B.getInt64(uint64_t(e));
+      store(t.slot, off, combine(t.sem, load(t.slot, off, env), v), env);
+    }
   });
 }
 

@@ -89,14 +89,15 @@ class Emitter {
   void emit_parallel_for(const LoopNode& n, Env& env);
 
   // A parallel loop over a total's parts (LoopAnnotation::partial_totals): the statement
-  // below it, the slot its element lives in, and the caller's array of the parts' results.
+  // below it, the slot its output lives in, and the caller's array of the parts' copies.
   struct PartialTotals {
     int stmt = -1;
     StmtSemantics sem;
     int slot = -1;
     llvm::Type* type = nullptr;  // the element's type in memory
     llvm::Constant* identity = nullptr;
-    llvm::Value* parts = nullptr;
+    int64_t numel = 1;  // the output's elements, each part's copy of it
+    llvm::Value* parts = nullptr;  // parts x numel
   };
   PartialTotals partial_totals_of(const LoopNode& n, Env& env);
   void combine_partial_totals(const LoopNode& n, const PartialTotals& t, llvm::Value* count, Env& env);

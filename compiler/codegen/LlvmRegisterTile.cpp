@@ -599,14 +599,7 @@ std::vector<llvm::Value*> Emitter::carry_accumulators(const std::vector<const Lo
 
 namespace {
 
-bool reads_tensor(const Expr& e, int t) {
-  if ((e.kind == ExprKind::Access || e.kind == ExprKind::Name) && e.ref == NameRef::Tensor && e.ref_id == t) return true;
-  for (const auto& a : e.args)
-    if (reads_tensor(*a, t)) return true;
-  return false;
-}
-
-bool touches(const SemaStmt& st, int t) { return st.lhs_tensor == t || reads_tensor(st.value(), t); }
+bool touches(const SemaStmt& st, int t) { return st.lhs_tensor == t || st.reads(t); }
 
 }  // namespace
 
@@ -627,7 +620,7 @@ void Emitter::fold_initialisations() {
     int init = int(s) - 1;
     if (ps.reduction_first.empty() || !nest_.stmts[size_t(init)].is_init) continue;
     const SemaStmt& st = def_.stmts[size_t(ps.source_stmt)];
-    if (reads_tensor(st.value(), st.lhs_tensor)) continue;
+    if (st.reads(st.lhs_tensor)) continue;
     auto has = [&](size_t n, int k) { return std::find(calls[n].begin(), calls[n].end(), k) != calls[n].end(); };
     size_t at = top.size(), last = 0;
     bool ok = true;

@@ -786,4 +786,16 @@ bool SemaStmt::reduces() const {
   return ast->reduce != ast::ReduceOp::None && (indices.size() > size_t(lhs_rank) || !ast->init);
 }
 
+namespace {
+bool expr_reads(const ast::Expr& e, int t) {
+  if ((e.kind == ast::ExprKind::Access || e.kind == ast::ExprKind::Name) && e.ref == ast::NameRef::Tensor && e.ref_id == t)
+    return true;
+  for (const auto& a : e.args)
+    if (expr_reads(*a, t)) return true;
+  return false;
+}
+}  // namespace
+
+bool SemaStmt::reads(int t) const { return expr_reads(value(), t); }
+
 }  // namespace tcs

@@ -87,6 +87,8 @@ struct SemaStmt {
   // reduction index (op=! without one behaves as '=', LANGUAGE.md §3), or an op= that
   // accumulates into an existing tensor.
   bool reduces() const;
+  // Whether the value it computes reads tensor `t` (a later `S += X(i) * S` reads S).
+  bool reads(int t) const;
 };
 
 struct SemaDef {

@@ -39,9 +39,9 @@ struct LoopAnnotation {
   int fetch_ahead = 0;  // > 0: each iteration first fetches the lines the reads below it
                         // touch this many iterations on (loopnest/FetchAhead.cpp)
   // A parallel loop over the parts of a total (loopnest/SplitTotals.cpp): each iteration
-  // combines the one statement below into an accumulator of its own that starts at the
-  // identity, and after the loop the accumulators are combined into the statement's
-  // element in iteration order.
+  // combines the one statement below into accumulators of its own, a copy of its whole
+  // output that starts at the identity, and after the loop the copies are combined into
+  // the output in iteration order.
   bool partial_totals = false;
 };
 

@@ -15,6 +15,8 @@ constexpr int64_t kMaxParts = 16;
 // masked rest and a start of the pool cost about a microsecond, and a sum of 16384 floats
 // takes about that on one core.
 constexpr int64_t kMinPointsPerPart = 16384;
+// The most elements a part keeps of a tensor with indices: a part copies them in and out.
+constexpr int64_t kMaxElements = 64;
 // A loop whose trip count is not a number (symbolic sizes) counts as this many.
 constexpr int64_t kUnknownTrips = int64_t(1) << 20;
 
@@ -32,7 +34,10 @@ int64_t points(const LoopNode& n) {
   };
   switch (n.kind) {
     case LoopNode::Kind::Call: return 1;
-    case LoopNode::Kind::For: return std::min(kUnknownTrips * kUnknownTrips, trips(n) * sum(n.children));
+    case LoopNode::Kind::For: {
+      int64_t inside = sum(n.children), t = trips(n);
+      return inside > 0 && t > kUnknownTrips * kUnknownTrips / inside ? kUnknownTrips * kUnknownTrips : t * inside;
+    }
     case LoopNode::Kind::If: return std::max(sum(n.children), sum(n.else_children));
     default: return sum(n.children);
   }
@@ -62,7 +67,8 @@ LExpr part_start(const LExpr& init, int64_t stride, const LExpr& part, const LEx
 
 class Splitter {
  public:
-  Splitter(const SemaDef& def, LoopNest& nest, const MappingOptions& options) : def_(def), nest_(nest), options_(options) {}
+  Splitter(const SemaDef& def, const DefShapes& shapes, bool symbolic, LoopNest& nest, const MappingOptions& options)
+      : def_(def), shapes_(shapes), symbolic_(symbolic), nest_(nest), options_(options) {}
 
   // Only loops with no loop around them: a split inside a sequential loop would start the
   // pool once per iteration of it.
@@ -84,11 +90,18 @@ class Splitter {
       if (c != calls[0]) return 0;  // one statement only: its element is the only one written
     const PolyStmt& ps = nest_.stmts[size_t(calls[0])];
     const SemaStmt& st = def_.stmts[size_t(ps.source_stmt)];
-    // One element (no left-hand index), combined by an associative operation. The
-    // language forbids a reduction to read what it defines, so no part sees another's.
-    if (ps.is_init || st.lhs_rank != 0 || !st.reduces() || st.ast->reduce == ast::ReduceOp::None ||
+    // Combined by an associative operation, and not read by the statement (a later
+    // `S += X(i) * S` reads S as it was before the statement; a part would read its own).
+    if (ps.is_init || !st.reduces() || st.ast->reduce == ast::ReduceOp::None || st.reads(st.lhs_tensor) ||
         def_.tensors[size_t(st.lhs_tensor)].type == ScalarType::Bool)
       return 0;
+    // Into one element, or a few (the three channel means of an image) at sizes that are
+    // numbers: each part keeps the whole tensor. Not into a local temporary's buffer,
+    // whose layout is not the tensor's.
+    if (st.lhs_rank > 0 && (symbolic_ || shapes_.tensors[size_t(st.lhs_tensor)].numel() > kMaxElements))
+      return 0;
+    for (const PackSite& p : nest_.packs)
+      if (p.tensor == st.lhs_tensor) return 0;
     if (!options_.cpu.parallel) return 0;  // a kernel-wide option
     return int64_t(std::bit_floor(uint64_t(std::min({kMaxParts, trips(n), points(n) / kMinPointsPerPart}))));
   }
@@ -102,9 +115,23 @@ class Splitter {
     LoopNode share = std::move(n);  // the loop over this part's iterations
     const LExpr init = share.init, part = LExpr::iter(part_iter);
     const LExpr next = LExpr::make(Op::Add, {part, LExpr::integer(1)});
+    if (trip_count.is_int() && trip_count.value % parts != 0) {
+      // Parts of a whole number of iterations, the last one shorter: a loop from `start` to
+      // min(start + the part's span, the loop's end), which the loops' readers (the tuner's
+      // features, full_span) see as a tile of known size.
+      const int64_t each = (trip_count.value + parts - 1) / parts;
+      share.init = part_start(init, share.stride, part, LExpr::integer(each * parts), parts);
+      LExpr last = LExpr::make(Op::Add, {share.init, LExpr::integer((each - 1) * share.stride)});
+      share.upper = LExpr::make(Op::Min, {last, share.upper});
+      return wrap(n, std::move(share), part_iter, parts);
+    }
     share.init = part_start(init, share.stride, part, trip_count, parts);
     share.upper = LExpr::make(Op::Sub, {part_start(init, share.stride, next, trip_count, parts), LExpr::integer(share.stride)});
+    wrap(n, std::move(share), part_iter, parts);
+  }
 
+  // `n` becomes the parallel loop over the parts, around `share`.
+  static void wrap(LoopNode& n, LoopNode share, int part_iter, int64_t parts) {
     LoopNode loop;
     loop.kind = LoopNode::Kind::For;
     loop.iter = part_iter;
@@ -127,14 +154,17 @@ class Splitter {
   }
 
   const SemaDef& def_;
+  const DefShapes& shapes_;
+  const bool symbolic_;
   LoopNest& nest_;
   const MappingOptions& options_;
 };
 
 }  // namespace
 
-void split_totals(const SemaDef& def, LoopNest& nest, const MappingOptions& options) {
-  Splitter(def, nest, options).visit(nest.root);
+void split_totals(const SemaDef& def, const DefShapes& shapes, bool symbolic_sizes, LoopNest& nest,
+                  const MappingOptions& options) {
+  Splitter(def, shapes, symbolic_sizes, nest, options).visit(nest.root);
 }
 
 }  // namespace tcs

@@ -84,7 +84,7 @@ Expected<LoweringResult> lower_to_loop_nest(const SemaDef& def, const DefShapes&
              collapse_rows(def, shapes, result.nest, options.cpu.vector_width);
              plan_fetch_ahead(result.nest);
              plan_stream_ahead(result.nest, options.cpu.fetch_ahead);
-             split_totals(def, result.nest, options);
+             split_totals(def, shapes, symbolic_sizes, result.nest, options);
              result.nest.stream_outputs = options.cpu.stream_stores;
            });
     if (!done) return Error{ErrorKind::Cancelled, "compilation cancelled"};

@@ -287,22 +287,24 @@ TEST(CTextSemantics, AFloatRsqrtIsWrittenInFloat) {
 }
 
 // A total in parts on the threads (loopnest/SplitTotals.cpp) is C that OpenMP runs on two
-// threads: each part from the identity into its own entry, then the entries in order; at
-// fixed sizes and with the sizes as arguments, fewer of them than parts included.
+// threads: each part from the identity into its own copy of the output (one element, or
+// three channels), then the copies in order; at fixed sizes and with the sizes as
+// arguments, fewer of them than parts included.
 TEST(CTextSemantics, TotalsInPartsCompileAndMatchTheInterpreter) {
   const char* text =
-      "# sizes: N=300 C=500\n"
+      "# sizes: N=299 C=500 K=3\n"
       "def mse(float(N, C) P, float(N, C) T) -> (L) {\n  L +=! (P(n, c) - T(n, c)) * (P(n, c) - T(n, c))\n}\n"
+      "def channels(float(N, C, K) X) -> (S) {\n  S(k) +=! X(n, c, k)\n}\n"
       "def top(float(N, C) X) -> (m) {\n  m max=! X(n, c)\n}\n"
       "def count(int32(N, C) X) -> (S) {\n  S +=! X(n, c) * 1000003\n}\n";
   std::shared_ptr<const CheckedFile> file = check_source("totals.tc", text);
   ASSERT_FALSE(file->has_errors()) << diagnostics_format(file->file, file->diagnostics);
   fs::path dir = scratch("totals");
   for (const SemaDef& def : file->defs) {
-    MappingOptions o = *mapping_preset("default", def);
-    o.cpu.parallel = true;
     auto setup = kernel_setup(file, KernelSpec{def.name, {}, {}});
     ASSERT_TRUE(setup) << setup.error();
+    MappingOptions o = *mapping_preset("default", def, &setup->shapes);
+    o.cpu.parallel = true;
     auto compiled = compile_kernel(*setup, o, CodegenChoice("cpu", {"c"}, false));
     ASSERT_TRUE(compiled) << compiled.error();
     EXPECT_NE(compiled->text("c").text.find("parallel partial totals"), std::string::npos) << compiled->text("c").text;

@@ -83,10 +83,11 @@ Tensor filled(ScalarType type, std::vector<int64_t> shape, auto value_at) {
 }
 
 TEST(SplitTotals, ASumOverAMatrixRunsInPartsWithTheSameBitsOnAnyThreadCount) {
-  Built b = build_and_run("def total(float(M, N) X) -> (S) {\n  S +=! X(i, j)\n}\n", {{"M", 500}, {"N", 300}});
+  Built b = build_and_run("def total(float(M, N) X) -> (S) {\n  S +=! X(i, j)\n}\n", {{"M", 499}, {"N", 301}});
   ASSERT_TRUE(in_parts(b)) << b.c;
-  // 150000 additions: eight parts of 18750, a power of two no larger than the work allows.
-  EXPECT_NE(b.c.find("float tcs_parts[8];"), std::string::npos) << b.c;
+  // 150199 additions: eight parts of 18775 (the last 18774), a power of two no larger than the
+  // work allows.
+  EXPECT_NE(b.c.find("float tcs_parts[8][1];"), std::string::npos) << b.c;
   EXPECT_NE(b.ir.find("@tcs_rt_parallel_for"), std::string::npos);
   ASSERT_TRUE(b.one_thread.count("S") && b.two_threads.count("S"));
   EXPECT_TRUE(same_bits(b.one_thread.at("S"), b.two_threads.at("S")))
@@ -145,6 +146,29 @@ TEST(SplitTotals, TwoTotalsEachRunInTheirOwnParts) {
   EXPECT_NE(two.c.find("each part's S1 apart, then into Q "), std::string::npos) << two.c;
 }
 
+TEST(SplitTotals, AFewElementsRunInPartsEachPartWithACopyOfTheOutput) {
+  // An image's channel means: every part keeps three sums.
+  Built mean = build_and_run("def mean(float(H, W, C) I) -> (M) {\n  M(c) +=! I(h, w, c) / float(H * W)\n}\n",
+                             {{"H", 200}, {"W", 300}, {"C", 3}});
+  EXPECT_NE(mean.c.find("float tcs_parts[8][3];"), std::string::npos) << mean.c;
+  ASSERT_TRUE(mean.one_thread.count("M") && mean.two_threads.count("M"));
+  EXPECT_TRUE(same_bits(mean.one_thread.at("M"), mean.two_threads.at("M")));
+  // The largest of each of five columns, a NaN in one of them.
+  const int64_t n = 60000;
+  Tensor x = filled(ScalarType::Float32, {n, 5}, [](int64_t i) {
+    return i == 5 * 40000 + 2 ? std::numeric_limits<double>::quiet_NaN() : std::cos(double(i));
+  });
+  Built top = build_and_run("def top(float(N, C) X) -> (S) {\n  S(c) max=! X(n, c)\n}\n", {{"N", n}, {"C", 5}}, {{"X", x}});
+  EXPECT_TRUE(in_parts(top)) << top.c;
+  ASSERT_TRUE(top.two_threads.count("S"));
+  EXPECT_TRUE(std::isnan(top.two_threads.at("S").as<float>()[2]));
+  EXPECT_FALSE(std::isnan(top.two_threads.at("S").as<float>()[1]));
+  // With the sizes as arguments the output's size is not known: one element only.
+  Built open = build_and_run("def colsum(float(N, C) X) -> (S) {\n  S(c) +=! X(n, c)\n}\n", {{"N", 60000}, {"C", 3}}, {},
+                             R"({"cpu": {"parallel": true, "vectorWidth": 8}})", true);
+  EXPECT_FALSE(in_parts(open)) << open.c;
+}
+
 TEST(SplitTotals, SizesAsArgumentsRunWithFewerIterationsThanParts) {
   for (int64_t n : {int64_t(1), int64_t(5), int64_t(17), int64_t(100003)}) {
     // The options a large N takes (the default preset keeps a small kernel on one thread).
@@ -162,6 +186,15 @@ TEST(SplitTotals, SmallTotalsTotalsWithoutThreadsAndParallelReductionsKeepTheirL
   Built none = build_and_run("def total(float(N) X) -> (S) {\n  S +=! X(i)\n}\n", {{"N", 100000}}, {},
                              R"({"cpu": {"parallel": false}})");
   EXPECT_FALSE(in_parts(none)) << none.c;
+  // A later statement that reads the total as it stood before it: a part would read its
+  // own copy instead.
+  std::shared_ptr<const CheckedFile> reads = check_source("k.tc", "def again(float(N) X) -> (S) {\n  S +=! X(i)\n  S += X(i) * S\n}\n");
+  ASSERT_FALSE(reads->has_errors());
+  auto shapes = shapes_evaluate(reads->defs[0], {{"N", 100000}});
+  auto r = compile_kernel(KernelSetup{reads, &reads->defs[0], {}, *shapes}, *mapping_preset("default", reads->defs[0], &*shapes),
+                          CodegenChoice{"cpu", {"c"}, false});
+  ASSERT_TRUE(r) << r.error();
+  EXPECT_EQ(r->text("c").text.find("each part's S1 apart"), std::string::npos) << r->text("c").text;
 }
 
 // The row's loop, unrolled, and the summed loop around it as the vector loop: both lines
