@@ -384,7 +384,7 @@ void Emitter::emit_parallel_for(const LoopNode& n, Env& env) {
   }
   emit_loop(chunk, inner, begin, B.CreateSub(end, B.getInt64(1)), [&](llvm::Value* j) {
     inner.iters[size_t(n.iter)] = B.CreateNSWAdd(first, B.CreateNSWMul(j, B.getInt64(uint64_t(n.stride))), nest_.iter_names[size_t(n.iter)]);
-    for (int64_t e = 0; totals && e < totals->numel; ++e) B.CreateStore(totals->identity, B.CreateConstInBoundsGEP1_64(totals->type, own, uint64_t(e)));
+    for (int64_t e = 0; totals && e < totals->numel; ++e) B.CreateStore(totals->start, B.CreateConstInBoundsGEP1_64(totals->type, own, uint64_t(e)));
     stream_ahead(n, inner);
     emit_children(n.children, inner);
     if (totals) {
@@ -432,7 +432,7 @@ Emitter::PartialTotals Emitter::partial_totals_of(const LoopNode& n, Env& env) {
   t.sem = stmt_semantics(def_, nest_.stmts[size_t(t.stmt)]);
   t.slot = read_slot(t.sem.lhs_tensor);
   t.type = mem_type(t.sem.type);
-  t.identity = scalar_type_is_float(t.sem.type) ? llvm::ConstantFP::get(t.type, t.sem.identity_f)
+  t.start = scalar_type_is_float(t.sem.type) ? llvm::ConstantFP::get(t.type, copy_start_f(t.sem))
                                                 : llvm::ConstantInt::get(t.type, uint64_t(t.sem.identity_i));
   // A few elements at sizes that are numbers, or one (loopnest/SplitTotals.cpp); the
   // parts loop runs from 0 to a number.

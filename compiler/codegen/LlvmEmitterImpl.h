@@ -95,7 +95,7 @@ class Emitter {
     StmtSemantics sem;
     int slot = -1;
     llvm::Type* type = nullptr;  // the element's type in memory
-    llvm::Constant* identity = nullptr;
+    llvm::Constant* start = nullptr;  // where a part's copy starts (copy_start_f)
     int64_t numel = 1;  // the output's elements, each part's copy of it
     llvm::Value* parts = nullptr;  // parts x numel
   };

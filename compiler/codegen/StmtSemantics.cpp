@@ -16,6 +16,8 @@ StmtSemantics stmt_semantics(const SemaDef& def, const PolyStmt& s) {
   return r;
 }
 
+double copy_start_f(const StmtSemantics& s) { return s.op == ast::ReduceOp::Sum ? -0.0 : s.identity_f; }
+
 const char* c_type_name(ScalarType t) {
   switch (t) {
     case ScalarType::Bool: return "bool";

@@ -24,6 +24,11 @@ struct StmtSemantics {
 
 StmtSemantics stmt_semantics(const SemaDef& def, const PolyStmt& s);
 
+// Where a copy of an output starts that is combined into it afterwards (a total's parts):
+// the identity, except that a float sum starts at -0, which added leaves every value as
+// it was, -0 included (+0 would turn an element the statement never writes from -0 to +0).
+double copy_start_f(const StmtSemantics& s);
+
 // "float", "int32_t", ... for the C text.
 const char* c_type_name(ScalarType t);
 

@@ -93,40 +93,8 @@ class CpuMarker {
         if (o.unroll > 1 && info.unroll == 0) info.unroll = o.unroll;
       }
     }
-    if (innermost && vectorises) {
-      vectorise_around_windows(band, ids, o.cpu.vector_width);
-      vectorise_around_short_rows(ids, o.cpu.vector_width);
-    }
+    if (innermost && vectorises) vectorise_around_windows(band, ids, o.cpu.vector_width);
     return around;
-  }
-
-  // A short row innermost (3 colour channels, a few columns) under the reduction loop that
-  // sums into it (`S(c) +=! X(n, c)`): as a masked vector of 3 lanes, each step loaded,
-  // added to and stored the same few elements of S, one chain through memory (a masked
-  // store does not forward to the next load), and 1M floats took 2.7 ms on one core. The
-  // row is unrolled into the reduction loop instead, which takes the vector: one
-  // accumulator per element of the row, the reads a row apart loaded whole and shuffled
-  // into lanes (LLVM's interleaved accesses), 0.05 ms. Past kMaxRowBytes loaded a step
-  // the shuffles cost more than the chain (doubles in rows of 8: 0.16 ms → 1.3).
-  static constexpr int64_t kMaxRowBytes = 512;
-  void vectorise_around_short_rows(const std::vector<int>& ids, int lanes) {
-    if (ids.size() < 2) return;
-    LoopInfo& row = job_.loops.at(ids.back());
-    LoopInfo& sum = job_.loops.at(ids[ids.size() - 2]);
-    if (!row.coincident || row.vector_width == 0 || row.register_tile || row.span <= 1 || row.span >= lanes) return;
-    if (row.span * lanes * widest_element() > kMaxRowBytes) return;
-    if (sum.coincident || sum.accumulate || sum.register_tile || sum.vector_width != 0 || sum.span == 1) return;
-    row.vector_width = 0;
-    row.unroll = -1;
-    sum.vector_width = lanes;
-    sum.reduction = true;
-  }
-
-  // Bytes of the def's widest element type.
-  int64_t widest_element() const {
-    int64_t widest = 1;
-    for (const SemaTensor& t : job_.def.tensors) widest = std::max<int64_t>(widest, int64_t(scalar_type_bytes(t.type)));
-    return widest;
   }
 
   static bool is_window(int64_t span, int lanes) { return span > 0 && span < lanes && (span < 8 || 2 * span < lanes); }

@@ -10,6 +10,7 @@
 #include "loopnest/EdgeGuards.h"
 #include "loopnest/FetchAhead.h"
 #include "loopnest/FullTiles.h"
+#include "loopnest/ShortRows.h"
 #include "loopnest/SplitTotals.h"
 #include "poly/PolyJob.h"
 
@@ -82,6 +83,7 @@ Expected<LoweringResult> lower_to_loop_nest(const SemaDef& def, const DefShapes&
              hoist_edge_guards(def, shapes, result.nest);
              separate_full_register_tiles(result.nest);
              collapse_rows(def, shapes, result.nest, options.cpu.vector_width);
+             unroll_short_rows(def, result.nest);
              plan_fetch_ahead(result.nest);
              plan_stream_ahead(result.nest, options.cpu.fetch_ahead);
              split_totals(def, shapes, symbolic_sizes, result.nest, options);

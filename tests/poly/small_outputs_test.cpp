@@ -3,9 +3,10 @@
 // gives the same bits on one thread as on two, keeps a NaN and wraps integers as the
 // interpreter does, and runs on sizes with fewer iterations than parts; a small total,
 // one without threads, and a reduction that has a parallel loop keep their loops. A
-// short row summed down a long loop (`S(c) +=! X(n, c)`, poly/CpuMarks.cpp) takes the
+// short row summed down a long loop (`S(c) +=! X(n, c)`, loopnest/ShortRows.cpp) takes the
 // vector along the long loop, the row unrolled into it, and computes what the
-// interpreter computes in every element type.
+// interpreter computes in every element type; a row under a short window loop, or whose
+// bounds are not numbers, keeps its vector.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -163,10 +164,51 @@ TEST(SplitTotals, AFewElementsRunInPartsEachPartWithACopyOfTheOutput) {
   ASSERT_TRUE(top.two_threads.count("S"));
   EXPECT_TRUE(std::isnan(top.two_threads.at("S").as<float>()[2]));
   EXPECT_FALSE(std::isnan(top.two_threads.at("S").as<float>()[1]));
+  // Rows of 8 doubles are one register each, a vector the copy would have to keep in
+  // memory: not split.
+  Built rows = build_and_run("def colsum(float64(N, C) X) -> (S) {\n  S(c) +=! X(n, c)\n}\n", {{"N", 60000}, {"C", 8}});
+  EXPECT_FALSE(in_parts(rows)) << rows.c;
   // With the sizes as arguments the output's size is not known: one element only.
   Built open = build_and_run("def colsum(float(N, C) X) -> (S) {\n  S(c) +=! X(n, c)\n}\n", {{"N", 60000}, {"C", 3}}, {},
                              R"({"cpu": {"parallel": true, "vectorWidth": 8}})", true);
   EXPECT_FALSE(in_parts(open)) << open.c;
+}
+
+TEST(SplitTotals, FewIterationsAPartShareThemEvenly) {
+  // 17 rows in 16 parts: each part one or two rows, none empty (parts of two rows would
+  // leave seven empty, and one thread of two a single row).
+  Built b = build_and_run("def total(float(N, M) X) -> (S) {\n  S +=! X(n, m) where m in 0:M-1\n}\n", {{"N", 17}, {"M", 200000}}, {},
+                          R"({"cpu": {"parallel": true, "vectorWidth": 8}})");
+  ASSERT_TRUE(in_parts(b)) << b.c;
+  EXPECT_NE(b.c.find("tcs_floord"), std::string::npos) << b.c;
+  EXPECT_EQ(b.c.find("<= tcs_min("), std::string::npos) << b.c;
+}
+
+TEST(SplitTotals, ElementsTheStatementNeverWritesKeepTheirSign) {
+  // S(0) is never written (c runs from 1); the caller's -0 must stay -0, as in the
+  // interpreter, though every part's copy is combined into every element.
+  std::shared_ptr<const CheckedFile> checked =
+      check_source("k.tc", "def acc(float(N, C) X) -> (float(C) S) {\n  S(c) += X(n, c) where c in 1:C\n}\n");
+  ASSERT_FALSE(checked->has_errors());
+  const SemaDef& def = checked->defs[0];
+  auto shapes = shapes_evaluate(def, {{"N", 100003}, {"C", 3}});
+  ASSERT_TRUE(shapes) << shapes.error();
+  // Rows outside, the three columns inside: no loop for the threads but the split's.
+  auto o = mapping_options_from_json(R"({"statements": {"S0": {"tile": [4, 100003], "cpu": {"pointLoopOrder": [1, 0]}}}})");
+  ASSERT_TRUE(o) << o.error();
+  auto r = compile_kernel(KernelSetup{checked, &def, {}, *shapes}, *o, CodegenChoice{"cpu", {"c"}, true});
+  ASSERT_TRUE(r) << r.error();
+  ASSERT_NE(r->text("c").text.find("parallel partial totals"), std::string::npos) << r->text("c").text;
+  Tensor s = filled(ScalarType::Float32, {3}, [](int64_t i) { return i == 2 ? 5.0 : -0.0; });
+  auto inputs = random_inputs(def, *shapes, 3, {{"S", s}});
+  ASSERT_TRUE(inputs);
+  inputs->insert_or_assign("S", s);
+  for (int threads : {1, 2}) {
+    r->kernel->set_threads(threads);
+    auto got = r->kernel->run(*inputs);
+    ASSERT_TRUE(got) << got.error();
+    EXPECT_TRUE(std::signbit(got->at("S").as<float>()[0])) << threads << " threads: " << got->at("S").as<float>()[0];
+  }
 }
 
 TEST(SplitTotals, SizesAsArgumentsRunWithFewerIterationsThanParts) {
@@ -197,17 +239,17 @@ TEST(SplitTotals, SmallTotalsTotalsWithoutThreadsAndParallelReductionsKeepTheirL
   EXPECT_EQ(r->text("c").text.find("each part's S1 apart"), std::string::npos) << r->text("c").text;
 }
 
-// The row's loop, unrolled, and the summed loop around it as the vector loop: both lines
-// of the C text.
+// The row's loop, unrolled, right under the summed loop around it (which takes the vector,
+// or leaves its width to LLVM): both lines of the C text.
 bool row_unrolled_into_sum(const Built& b) {
-  std::regex sum("for \\(int64_t c[0-9]+ = [^\\n]*// L[0-9]+ vector\\([0-9]+\\) reduction\\n *for \\(int64_t c[0-9]+ = 0; "
+  std::regex sum("for \\(int64_t c[0-9]+ = [^\\n]*// L[0-9]+[^\\n]*\\n *for \\(int64_t c[0-9]+ = 0; "
                  "c[0-9]+ <= [0-9]+; c[0-9]+\\+\\+\\) \\{  // L[0-9]+ unroll\\(full\\)");
   return std::regex_search(b.c, sum);
 }
 
 TEST(ShortRows, ASumDownColumnsTakesTheVectorAlongTheColumns) {
   for (const char* type : {"float", "float64", "float16", "int32"})
-    for (int64_t c : {2, 3, std::string(type) == "float64" ? 4 : 5}) {
+    for (int64_t c : {2, 3, 5}) {
       std::string text = std::string("def colsum(") + type + "(N, C) X) -> (S) {\n  S(c) +=! X(n, c)\n}\n";
       Built b = build_and_run(text.c_str(), {{"N", 4000}, {"C", c}});
       EXPECT_TRUE(row_unrolled_into_sum(b)) << type << " C=" << c << "\n" << b.c;
@@ -220,11 +262,25 @@ TEST(ShortRows, ASumDownColumnsTakesTheVectorAlongTheColumns) {
   EXPECT_TRUE(row_unrolled_into_sum(top)) << top.c;
 }
 
+TEST(ShortRows, ARowUnderAWindowOrAPartialTileKeepsItsVector) {
+  // A window of 3 taps is no long loop: its vector would hold 3 lanes of 16 gathered.
+  Built window = build_and_run("def win(float(N, C) X) -> (S) {\n  S(n, c) +=! X(n + k, c) where k in 0:3\n}\n",
+                               {{"N", 3000}, {"C", 3}});
+  EXPECT_FALSE(row_unrolled_into_sum(window)) << window.c;
+  EXPECT_EQ(window.c.find("unroll(full)"), std::string::npos) << window.c;
+  // Columns tiled by 2 of 5: the row's bounds are not numbers, and it cannot be unrolled.
+  Built tiled = build_and_run("def colsum(float(N, C) X) -> (S) {\n  S(c) +=! X(n, c)\n}\n", {{"N", 3000}, {"C", 5}}, {},
+                              R"({"statements": {"S0": {"tile": [2, 999], "cpu": {"pointLoopOrder": [1, 0]}}}})");
+  EXPECT_EQ(tiled.c.find("unroll(full)"), std::string::npos) << tiled.c;
+}
+
 TEST(ShortRows, RowsTooWideForOneStepKeepTheirVector) {
-  // Doubles in rows of 15: fifteen vectors of doubles loaded a step cost more in shuffles
-  // than the masked row.
-  Built wide = build_and_run("def colsum(float64(N, C) X) -> (S) {\n  S(c) +=! X(n, c)\n}\n", {{"N", 3000}, {"C", 15}});
-  EXPECT_FALSE(row_unrolled_into_sum(wide)) << wide.c;
+  // Rows of 15 floats or doubles: their shuffles cost more than the masked row's chain.
+  for (const char* type : {"float", "float64"}) {
+    std::string text = std::string("def colsum(") + type + "(N, C) X) -> (S) {\n  S(c) +=! X(n, c)\n}\n";
+    Built wide = build_and_run(text.c_str(), {{"N", 3000}, {"C", 15}});
+    EXPECT_FALSE(row_unrolled_into_sum(wide)) << wide.c;
+  }
   // A row as long as a vector or longer is a vector already.
   Built full = build_and_run("def colsum(float(N, C) X) -> (S) {\n  S(c) +=! X(n, c)\n}\n", {{"N", 3000}, {"C", 64}});
   EXPECT_FALSE(row_unrolled_into_sum(full)) << full.c;
