@@ -55,6 +55,16 @@ std::string quote(std::string_view s) { return "'" + std::string(s) + "'"; }
 
 bool is_numeric(ScalarType t) { return t != ScalarType::Bool; }
 
+// The first read of tensor `t` in `e` (resolved) that `pick` accepts, or null.
+template <class Pick = bool (*)(const ast::Expr&)>
+const ast::Expr* read_of(const ast::Expr& e, int t, Pick pick = [](const ast::Expr&) { return true; }) {
+  if ((e.kind == ExprKind::Access || e.kind == ExprKind::Name) && e.ref == NameRef::Tensor && e.ref_id == t && pick(e))
+    return &e;
+  for (const auto& a : e.args)
+    if (const ast::Expr* r = read_of(*a, t, pick)) return r;
+  return nullptr;
+}
+
 class DefChecker {
  public:
   DefChecker(ast::Def& def, const SourceFile& file, Diagnostics& diags)
@@ -675,6 +685,7 @@ class DefChecker {
   }
 
   // ---- assignment ---------------------------------------------------------------------
+
   void check_assignment(StmtScope& sc, const ast::Stmt& st, std::optional<ScalarType> rhs) {
     SemaStmt& s = *sc.s;
     // '=' cannot reduce.
@@ -689,6 +700,24 @@ class DefChecker {
     if (s.lhs_tensor < 0 || !rhs) return;
     SemaTensor& T = out_.tensors[size_t(s.lhs_tensor)];
     std::string op(ast::reduce_op_spelling(st.reduce, st.init));
+    // A reduction that reads the element it reduces into (`S += X(i) * S`): each summed
+    // step would see the sum so far or the value before the statement, as the order of
+    // the steps falls, and the language leaves that order open. (Other elements are fine:
+    // a recurrence `H(t, j) += H(t - 1, k) * U(k, j)` reads rows finished before.)
+    auto same_element = [&](const ast::Expr& r) {
+      if (r.args.size() != size_t(s.lhs_rank)) return false;
+      for (size_t d = 0; d < r.args.size(); ++d)
+        if (r.args[d]->kind != ExprKind::Name || r.args[d]->ref != NameRef::Index || r.args[d]->ref_id != int(d)) return false;
+      return true;
+    };
+    if (st.reduce != ast::ReduceOp::None && s.indices.size() > size_t(s.lhs_rank) && !sc.failed)
+      if (const ast::Expr* read = read_of(*st.rhs, s.lhs_tensor, same_element)) {
+        stmt_error(sc, read->name_range,
+                   quote(T.name) + " is read inside a reduction into it; its value there would depend on the order "
+                   "of the summed indices (" + quote(s.indices[size_t(s.lhs_rank)].name) +
+                   "): read a copy an earlier statement makes");
+        return;
+      }
     // A bool right-hand side counts as 0 or 1 when the left-hand side has a numeric type.
     bool bool_into_number = *rhs == ScalarType::Bool && T.type_known && is_numeric(T.type);
     if (st.reduce != ast::ReduceOp::None && !is_numeric(*rhs) && !bool_into_number) {
@@ -786,16 +815,6 @@ bool SemaStmt::reduces() const {
   return ast->reduce != ast::ReduceOp::None && (indices.size() > size_t(lhs_rank) || !ast->init);
 }
 
-namespace {
-bool expr_reads(const ast::Expr& e, int t) {
-  if ((e.kind == ast::ExprKind::Access || e.kind == ast::ExprKind::Name) && e.ref == ast::NameRef::Tensor && e.ref_id == t)
-    return true;
-  for (const auto& a : e.args)
-    if (expr_reads(*a, t)) return true;
-  return false;
-}
-}  // namespace
-
-bool SemaStmt::reads(int t) const { return expr_reads(value(), t); }
+bool SemaStmt::reads(int t) const { return read_of(value(), t) != nullptr; }
 
 }  // namespace tcs

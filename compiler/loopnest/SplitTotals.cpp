@@ -90,8 +90,9 @@ class Splitter {
       if (c != calls[0]) return 0;  // one statement only: its element is the only one written
     const PolyStmt& ps = nest_.stmts[size_t(calls[0])];
     const SemaStmt& st = def_.stmts[size_t(ps.source_stmt)];
-    // Combined by an associative operation, and not read by the statement (a later
-    // `S += X(i) * S` reads S as it was before the statement; a part would read its own).
+    // Combined by an associative operation, and not reading its own output: a part's reads
+    // would go to its copy (the language forbids reading the element being reduced, but
+    // `S(c) += X(n, c) * S(0)` reads another).
     if (ps.is_init || !st.reduces() || st.ast->reduce == ast::ReduceOp::None || st.reads(st.lhs_tensor) ||
         def_.tensors[size_t(st.lhs_tensor)].type == ScalarType::Bool)
       return 0;
