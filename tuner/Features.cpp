@@ -45,6 +45,7 @@ const std::vector<std::string>& names() {
     // Version 3: how many iterations ahead an enclosing loop fetches the reads (cpu.fetchAhead).
     v.push_back("fetch_ahead");
     // Version 4: the statement writes an output that cpu.streamStores stores past the caches.
+    // Version 5: a total's parts loop (LoopAnnotation::partial_totals) carries no reuse.
     v.push_back("streams_output");
     return v;
   }();
@@ -86,6 +87,12 @@ class Walker {
     for (const LoopNode& c : n.else_children) walk(c);
     if (n.kind == LoopNode::Kind::For) loops_.pop_back();
     if (n.kind == LoopNode::Kind::Pack) packs_.pop_back();
+  }
+
+  // Whether access `a` stays put along enclosing loop `i`. A total's parts loop moves every
+  // access through its share's bounds, though no subscript names its iterator.
+  bool stays(const TensorAccess& a, size_t i) const {
+    return a.strides[i].elements == std::optional<int64_t>(0) && !loops_[i].annot.partial_totals;
   }
 
   double tensor_bytes(int t) const {
@@ -138,7 +145,7 @@ class Walker {
       };
       double reuse = 1;
       for (size_t i = 0; i < a.strides.size() && i < loops_.size(); ++i)
-        if (a.strides[i].elements && *a.strides[i].elements == 0) reuse *= loops_[i].trip;
+        if (stays(a, i)) reuse *= loops_[i].trip;
       bool in_pack = false;
       for (int p : packs_) in_pack = in_pack || nest_.packs[size_t(p)].tensor == a.tensor;
       f[base] = 1;
@@ -158,7 +165,7 @@ class Walker {
       if (l >= int(loops_.size())) continue;
       size_t i = loops_.size() - 1 - size_t(l);
       f[at] = loops_[i].trip;
-      f[at + 1] = write && i < write->strides.size() && write->strides[i].elements == 0;
+      f[at + 1] = write && i < write->strides.size() && stays(*write, i);
     }
     // Per access, Ansor's reuse: the innermost loop along which its address stays put
     // carries the reuse; how often it is reused, how many iterations apart, and how many
@@ -168,7 +175,7 @@ class Walker {
       const TensorAccess& a = acc.accesses[size_t(slot)];
       int carrier = -1;
       for (size_t i = 0; i < a.strides.size() && i < loops_.size(); ++i)
-        if (a.strides[i].elements == 0) carrier = int(i);
+        if (stays(a, i)) carrier = int(i);
       if (carrier < 0) continue;
       double between = 1, bytes = 0;
       for (size_t j = size_t(carrier) + 1; j < loops_.size(); ++j) between *= loops_[j].trip;

@@ -14,7 +14,7 @@
 namespace tcs::tuner {
 
 // Bump when the rows change meaning: stored rows of another version are recomputed.
-inline constexpr int kFeatureVersion = 4;
+inline constexpr int kFeatureVersion = 5;
 
 struct FeatureRows {
   int rows = 0;

@@ -136,6 +136,26 @@ TEST(CostModel, FeaturesSeeTheLoopOrder) {
   EXPECT_EQ(mkn[update + stride], 0) << "A(m, k) stays put along n";
 }
 
+// A total in parts on the threads (loopnest/SplitTotals.cpp): no subscript names the
+// parts loop's iterator, yet every read moves with it through its share's bounds. It is
+// no reuse: X(i) is read once.
+TEST(CostModel, FeaturesSeeNoReuseAlongATotalsParts) {
+  auto file = check_source("total.tc", "def total(float(N) X) -> (S) {\n  S +=! X(i)\n}\n");
+  KernelSetup k = *kernel_setup(std::shared_ptr<const CheckedFile>(std::move(file)), KernelSpec{"total", {{"N", 1 << 20}}, {}});
+  auto lowered = lower_to_loop_nest(*k.def, k.shapes, *kernel_options(*k.def, OptionsChoice{}, &k.shapes),
+                                    find_target("cpu")->mapping_passes);
+  ASSERT_TRUE(lowered) << lowered.error();
+  ASSERT_NE(loop_nest_to_string(lowered->nest).find("partial-totals"), std::string::npos) << loop_nest_to_string(lowered->nest);
+  FeatureRows rows = extract_features(*k.def, k.shapes, lowered->nest);
+  const auto& names = feature_names();
+  size_t reuse = size_t(std::find(names.begin(), names.end(), "access1_reuse") - names.begin());
+  size_t iterations = size_t(std::find(names.begin(), names.end(), "iterations") - names.begin());
+  ASSERT_LT(reuse, names.size());
+  size_t update = size_t((rows.rows - 1) * feature_count());  // the last row: the sum (the first initialises S)
+  EXPECT_FLOAT_EQ(rows.data[update + reuse], 1.0f) << "X(i) counted as reused across the parts";
+  EXPECT_NEAR(rows.data[update + iterations], std::log2(1.0 + double(1 << 20)), 1e-3);
+}
+
 TEST(CostModel, RanksHeldOutTrialsBetterWithMoreData) {
   std::vector<Sample> all = tuned_samples(120);
   ASSERT_GE(all.size(), 100u) << "too few candidates compiled and ran";
