@@ -5,49 +5,15 @@
 // value keep their loops.
 #include <gtest/gtest.h>
 
-#include "Compiler.h"
-#include "lang/Frontend.h"
-#include "runtime/Compare.h"
-#include "runtime/RandomInputs.h"
+#include "common/CompiledAgainstInterpreter.h"
 
 namespace tcs {
 namespace {
 
-struct Built {
-  std::string c, ir;
-};
-
-// The def's C and LLVM IR under the default preset at `sizes`, after checking that the
-// kernel computes what the interpreter computes on one and on two threads.
-Built build_checked(const char* text, const SizeMap& sizes) {
-  std::shared_ptr<const CheckedFile> checked = check_source("k.tc", text);
-  EXPECT_FALSE(checked->has_errors());
-  if (checked->has_errors()) return {};
-  const SemaDef& def = checked->defs.at(0);
-  auto shapes = shapes_evaluate(def, sizes);
-  EXPECT_TRUE(shapes) << shapes.error();
-  auto options = mapping_preset("default", def, &*shapes);
-  EXPECT_TRUE(options) << options.error();
-  auto r = compile_kernel(KernelSetup{checked, &def, {}, *shapes}, *options, CodegenChoice{"cpu", {"c", "llvm"}, true});
-  EXPECT_TRUE(r) << r.error();
-  if (!r) return {};
-  Built b{r->text("c").text, r->text("llvm").text};
-  auto inputs = random_inputs(def, *shapes, 11, {});
-  EXPECT_TRUE(inputs);
-  auto want = interpret(def, *shapes, *inputs);
-  EXPECT_TRUE(want) << want.error();
-  for (int threads : {1, 2}) {
-    r->kernel->set_threads(threads);
-    auto got = r->kernel->run(*inputs);
-    EXPECT_TRUE(got) << got.error();
-    if (!got || !want) continue;
-    for (const auto& [name, w] : *want) {
-      TensorComparison cmp = compare_tensors(name, got->at(name), w);
-      EXPECT_TRUE(cmp.ok) << threads << " threads: " << cmp.problem << "\n" << b.c;
-    }
-  }
-  return b;
-}
+// Each kernel below: its C and LLVM IR under the default preset at its sizes, after
+// checking that it computes what the interpreter computes on one and on two threads.
+using testing_support::Built;
+using testing_support::build_and_run;
 
 int loops_in(const std::string& c) {
   int n = 0;
@@ -56,7 +22,7 @@ int loops_in(const std::string& c) {
 }
 
 TEST(CollapseRows, AnElementwiseKernelOverShortRowsIsOneLoopPerImage) {
-  Built b = build_checked("def r(float(N,C,H,W) X, float(N,C,H,W) R) -> (Y) {\n"
+  Built b = build_and_run("def r(float(N,C,H,W) X, float(N,C,H,W) R) -> (Y) {\n"
                           "  Y(n, c, h, w) = fmax(X(n, c, h, w) + R(n, c, h, w), 0)\n}\n",
                           {{"N", 3}, {"C", 16}, {"H", 7}, {"W", 28}});
   EXPECT_EQ(loops_in(b.c), 2) << "the image's rows and channels are not one loop\n" << b.c;
@@ -69,7 +35,7 @@ TEST(CollapseRows, AnElementwiseKernelOverShortRowsIsOneLoopPerImage) {
 
 TEST(CollapseRows, AGlobalPoolingSumsEachChannelInOneVectorLoop) {
   for (int64_t side : {7, 14}) {
-    Built b = build_checked("def gap(float(N,C,H,W) I) -> (O) {\n  O(n, c) +=! I(n, c, h, w)\n"
+    Built b = build_and_run("def gap(float(N,C,H,W) I) -> (O) {\n  O(n, c) +=! I(n, c, h, w)\n"
                             "  O(n, c) = O(n, c) / float(H * W)\n}\n",
                             {{"N", 2}, {"C", 24}, {"H", side}, {"W", side}});
     EXPECT_NE(b.c.find("<= " + std::to_string(side * side - 1) + ";"), std::string::npos) << side << "\n" << b.c;
@@ -80,10 +46,10 @@ TEST(CollapseRows, AGlobalPoolingSumsEachChannelInOneVectorLoop) {
 TEST(CollapseRows, LoopsWhoseAddressesDoNotRunOnStayApart) {
   // A read one column on, in rows one longer than the loop: the next row does not start
   // where the loop stopped.
-  Built shifted = build_checked("def s(float(M,N) I) -> (O) {\n  O(i, j) = I(i, j + 1)\n}\n", {{"M", 9}, {"N", 20}});
+  Built shifted = build_and_run("def s(float(M,N) I) -> (O) {\n  O(i, j) = I(i, j + 1)\n}\n", {{"M", 9}, {"N", 20}});
   EXPECT_EQ(loops_in(shifted.c), 2) << shifted.c;
   // The summed indices are values too: their pixel's weight depends on them.
-  Built weighted = build_checked("def w(float(N,H,W) I) -> (O) {\n  O(n) +=! I(n, h, w) * float(h + 2 * w)\n}\n",
+  Built weighted = build_and_run("def w(float(N,H,W) I) -> (O) {\n  O(n) +=! I(n, h, w) * float(h + 2 * w)\n}\n",
                                  {{"N", 4}, {"H", 6}, {"W", 12}});
   EXPECT_EQ(loops_in(weighted.c), 3) << weighted.c;
 }
