@@ -256,7 +256,7 @@ class CWriter {
     line(in + "for (int64_t " + it + " = 0; " + it + " <= " + lx(n.upper) + "; " + it + "++) {  // L" +
              std::to_string(n.loop_id) + " parallel partial totals", o);
     line(more + type + " tcs_total[" + elements + "];", o);
-    line(more + each + "tcs_total[tcs_e] = " + (std::signbit(copy_start_f(sem)) ? std::string("-0.0") : identity(sem)) + ";", o);
+    line(more + each + "tcs_total[tcs_e] = " + (scalar_type_is_float(sem.type) && std::signbit(copy_start_f(sem)) ? std::string("-0.0") : identity(sem)) + ";", o);
     total_ = sem.lhs_tensor;
     for (const LoopNode& c : n.children) node(c, depth + 2);
     total_ = -1;

@@ -24,9 +24,10 @@ struct StmtSemantics {
 
 StmtSemantics stmt_semantics(const SemaDef& def, const PolyStmt& s);
 
-// Where a copy of an output starts that is combined into it afterwards (a total's parts):
-// the identity, except that a float sum starts at -0, which added leaves every value as
+// Where a float copy of an output starts that is combined into it afterwards (a total's
+// parts): the identity, except that a sum starts at -0, which added leaves every value as
 // it was, -0 included (+0 would turn an element the statement never writes from -0 to +0).
+// Integer copies start at the identity.
 double copy_start_f(const StmtSemantics& s);
 
 // "float", "int32_t", ... for the C text.

@@ -700,10 +700,12 @@ class DefChecker {
     if (s.lhs_tensor < 0 || !rhs) return;
     SemaTensor& T = out_.tensors[size_t(s.lhs_tensor)];
     std::string op(ast::reduce_op_spelling(st.reduce, st.init));
-    // A reduction that reads the element it reduces into (`S += X(i) * S`): each summed
-    // step would see the sum so far or the value before the statement, as the order of
-    // the steps falls, and the language leaves that order open. (Other elements are fine:
-    // a recurrence `H(t, j) += H(t - 1, k) * U(k, j)` reads rows finished before.)
+    // A reduction that reads the element it reduces into by its own left-hand indices
+    // (`S += X(i) * S`): each step would see the result so far or the value before the
+    // statement, as the order of the steps falls, and the language leaves that order open.
+    // A recurrence `H(t, j) += H(t - 1, k) * U(k, j)` reads rows finished before and is
+    // fine. Reads that land on the reduced element only for some values (`S(0)` while
+    // c = 0 reduces, `S(j, i)` on the diagonal) are not caught here.
     auto same_element = [&](const ast::Expr& r) {
       if (r.args.size() != size_t(s.lhs_rank)) return false;
       for (size_t d = 0; d < r.args.size(); ++d)
@@ -714,7 +716,7 @@ class DefChecker {
       if (const ast::Expr* read = read_of(*st.rhs, s.lhs_tensor, same_element)) {
         stmt_error(sc, read->name_range,
                    quote(T.name) + " is read inside a reduction into it; its value there would depend on the order "
-                   "of the summed indices (" + quote(s.indices[size_t(s.lhs_rank)].name) +
+                   "of the reduction indices (" + quote(s.indices[size_t(s.lhs_rank)].name) +
                    "): read a copy an earlier statement makes");
         return;
       }

@@ -91,8 +91,8 @@ class Splitter {
     const PolyStmt& ps = nest_.stmts[size_t(calls[0])];
     const SemaStmt& st = def_.stmts[size_t(ps.source_stmt)];
     // Combined by an associative operation, and not reading its own output: a part's reads
-    // would go to its copy (the language forbids reading the element being reduced, but
-    // `S(c) += X(n, c) * S(0)` reads another).
+    // would go to its copy (`S(c) += X(n, c) * S(0) where c in 1:C` reads an element the
+    // statement does not write).
     if (ps.is_init || !st.reduces() || st.ast->reduce == ast::ReduceOp::None || st.reads(st.lhs_tensor) ||
         def_.tensors[size_t(st.lhs_tensor)].type == ScalarType::Bool)
       return 0;
