@@ -7,6 +7,7 @@
 
 #include "lang/Builtins.h"
 #include "lang/LetSubstitution.h"
+#include "lang/Linear.h"
 #include "support/EditDistance.h"
 #include "lang/DomainGuard.h"
 #include "lang/RangeInference.h"
@@ -63,6 +64,24 @@ const ast::Expr* read_of(const ast::Expr& e, int t, Pick pick = [](const ast::Ex
   for (const auto& a : e.args)
     if (const ast::Expr* r = read_of(*a, t, pick)) return r;
   return nullptr;
+}
+
+// Whether a read of a statement's left-hand tensor (`r`, resolved) names the element the
+// statement writes: in every dimension the subscript is that left-hand index (Same), or in
+// some dimension it is that index plus a nonzero constant (Apart), or neither can be told
+// from the subscripts alone (Maybe).
+enum class Overlap { Same, Apart, Maybe };
+Overlap overlap(const ast::Expr& r, int lhs_rank) {
+  if (int(r.args.size()) != lhs_rank) return Overlap::Maybe;
+  bool same = true;
+  for (int d = 0; d < lhs_rank; ++d) {
+    Linear l = linearize(*r.args[size_t(d)]);
+    bool along = l.affine && !l.data_dependent && l.coefs.size() == 1 && l.coefs.count(d) && l.coefs.at(d) == 1;
+    std::optional<int64_t> shift = l.rest.constant();
+    if (along && shift && *shift != 0) return Overlap::Apart;
+    same = same && along && shift == std::optional<int64_t>(0);
+  }
+  return same ? Overlap::Same : Overlap::Maybe;
 }
 
 class DefChecker {
@@ -700,26 +719,26 @@ class DefChecker {
     if (s.lhs_tensor < 0 || !rhs) return;
     SemaTensor& T = out_.tensors[size_t(s.lhs_tensor)];
     std::string op(ast::reduce_op_spelling(st.reduce, st.init));
-    // A reduction that reads the element it reduces into by its own left-hand indices
-    // (`S += X(i) * S`): each step would see the result so far or the value before the
-    // statement, as the order of the steps falls, and the language leaves that order open.
-    // A recurrence `H(t, j) += H(t - 1, k) * U(k, j)` reads rows finished before and is
-    // fine. Reads that land on the reduced element only for some values (`S(0)` while
-    // c = 0 reduces, `S(j, i)` on the diagonal) are not caught here.
-    auto same_element = [&](const ast::Expr& r) {
-      if (r.args.size() != size_t(s.lhs_rank)) return false;
-      for (size_t d = 0; d < r.args.size(); ++d)
-        if (r.args[d]->kind != ExprKind::Name || r.args[d]->ref != NameRef::Index || r.args[d]->ref_id != int(d)) return false;
-      return true;
-    };
-    if (st.reduce != ast::ReduceOp::None && s.indices.size() > size_t(s.lhs_rank) && !sc.failed)
-      if (const ast::Expr* read = read_of(*st.rhs, s.lhs_tensor, same_element)) {
-        stmt_error(sc, read->name_range,
-                   quote(T.name) + " is read inside a reduction into it; its value there would depend on the order "
-                   "of the reduction indices (" + quote(s.indices[size_t(s.lhs_rank)].name) +
-                   "): read a copy an earlier statement makes");
+    // A reduction that reads the element it reduces into (`S += X(i) * S`): each step would
+    // see the result so far or the value before the statement, as the order of the steps
+    // falls, and the language leaves that order open. A read whose subscripts are the
+    // left-hand indices (as linear forms) is that element: an error. One that may land on
+    // it for some values (`S(0)` while c = 0 reduces, `S(j, i)` on the diagonal) is
+    // warned of. A recurrence `H(t, j) += H(t - 1, k) * U(k, j)`, whose subscript differs
+    // from a left-hand index by a constant, reads rows finished before and is fine.
+    if (st.reduce != ast::ReduceOp::None && s.indices.size() > size_t(s.lhs_rank) && !sc.failed) {
+      const ast::Expr* same = read_of(*st.rhs, s.lhs_tensor, [&](const ast::Expr& r) { return overlap(r, s.lhs_rank) == Overlap::Same; });
+      const ast::Expr* maybe = read_of(*st.rhs, s.lhs_tensor, [&](const ast::Expr& r) { return overlap(r, s.lhs_rank) == Overlap::Maybe; });
+      const std::string why = quote(T.name) + " is read inside a reduction into it; ";
+      const std::string order = "depend on the order of the reduction indices (" + quote(s.indices[size_t(s.lhs_rank)].name) + ")";
+      if (same) {
+        stmt_error(sc, same->name_range, why + "its value there would " + order + ": read a copy an earlier statement makes");
         return;
       }
+      if (maybe)
+        diags_.warning(maybe->name_range, why + "where the read lands on the element being reduced, its value would " + order +
+                                              ", and compiled code may differ from the interpreter");
+    }
     // A bool right-hand side counts as 0 or 1 when the left-hand side has a numeric type.
     bool bool_into_number = *rhs == ScalarType::Bool && T.type_known && is_numeric(T.type);
     if (st.reduce != ast::ReduceOp::None && !is_numeric(*rhs) && !bool_into_number) {

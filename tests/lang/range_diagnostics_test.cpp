@@ -187,6 +187,29 @@ TEST(RangeInferenceWarnings, UnusedParameter) {
   EXPECT_TRUE(has_substr(w[0]->message, "never read"));
 }
 
+// A reduction reading its own output where the read may land on the element being
+// reduced: its value would depend on the order of the reduction indices (the very element
+// is an error: tests/data/invalid/142 and 143). A recurrence reading rows finished before
+// is fine.
+TEST(ReductionReads, AReadThatMayLandOnTheReducedElementIsWarnedOf) {
+  for (const char* text : {"def a(float(N, C) X) -> (S) {\n  S(c) +=! X(n, c)\n  S(c) += X(n, c) * S(0)\n}\n",
+                           "def b(float(N, N) X) -> (S) {\n  S(i, j) +=! X(i, j)\n  S(i, j) += X(i, k) * S(j, i)\n}\n"}) {
+    Kernel k = check_ok(text);
+    ASSERT_TRUE(k.def);
+    auto w = k.warnings();
+    ASSERT_EQ(w.size(), 1u) << all_diagnostics(*k.file);
+    EXPECT_EQ(text_of(*k.file, *w[0]), "S");
+    EXPECT_TRUE(has_substr(w[0]->message, "lands on the element being reduced"));
+  }
+  for (const char* text : {"def d(float(N, C) X) -> (S) {\n  S(c) +=! X(n, c)\n  S(c) += X(n, c) * S(c - 1) where c in 1:C\n}\n",
+                           "def e(float(T, K) X, float(K, K) U) -> (H) {\n  H(t, j) +=! X(t, j)\n"
+                           "  H(t, j) += H(t - 1, k) * U(k, j) where t in 1:T\n}\n"}) {
+    Kernel k = check_ok(text);
+    ASSERT_TRUE(k.def);
+    EXPECT_TRUE(k.file->diagnostics.empty()) << all_diagnostics(*k.file);
+  }
+}
+
 // ---------------------------------------------------------------- range inference errors
 
 TEST(RangeInferenceErrors, UnboundedLeftHandIndex) {
