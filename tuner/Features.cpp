@@ -92,7 +92,7 @@ class Walker {
   // Whether access `a` stays put along enclosing loop `i`. A total's parts loop moves every
   // access through its share's bounds, though no subscript names its iterator.
   bool stays(const TensorAccess& a, size_t i) const {
-    return a.strides[i].elements == std::optional<int64_t>(0) && !loops_[i].annot.partial_totals;
+    return a.strides[i].elements == std::optional<int64_t>(0) && loops_[i].annot.partial_totals == 0;
   }
 
   double tensor_bytes(int t) const {

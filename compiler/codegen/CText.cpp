@@ -242,9 +242,7 @@ class CWriter {
     StmtSemantics sem = stmt_semantics(def_, ps);
     const std::string& output = def_.tensors[size_t(sem.lhs_tensor)].name;
     const std::string& it = nest_.iter_names[size_t(n.iter)];
-    // One element, or a few at sizes that are numbers (loopnest/SplitTotals.cpp).
-    const int64_t numel = layout_.symbolic ? 1 : shapes_.tensors[size_t(sem.lhs_tensor)].numel();
-    const std::string parts = std::to_string(n.upper.value + 1), elements = std::to_string(numel);
+    const std::string parts = std::to_string(n.upper.value + 1), elements = std::to_string(n.annot.partial_totals);
     const std::string each = "for (int64_t tcs_e = 0; tcs_e < " + elements + "; tcs_e++) ";
     const std::string type = c_type_name(sem.type);
     LineOrigin o{n.loop_id, -1};

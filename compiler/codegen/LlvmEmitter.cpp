@@ -428,16 +428,13 @@ void Emitter::emit_parallel_for(const LoopNode& n, Env& env) {
 Emitter::PartialTotals Emitter::partial_totals_of(const LoopNode& n, Env& env) {
   std::vector<int> calls = calls_below(n);
   PartialTotals t;
-  t.stmt = calls.at(0);
-  t.sem = stmt_semantics(def_, nest_.stmts[size_t(t.stmt)]);
+  t.sem = stmt_semantics(def_, nest_.stmts[size_t(calls.at(0))]);
   t.slot = read_slot(t.sem.lhs_tensor);
   t.type = mem_type(t.sem.type);
   t.start = scalar_type_is_float(t.sem.type) ? llvm::ConstantFP::get(t.type, copy_start_f(t.sem))
                                                 : llvm::ConstantInt::get(t.type, uint64_t(t.sem.identity_i));
-  // A few elements at sizes that are numbers, or one (loopnest/SplitTotals.cpp); the
-  // parts loop runs from 0 to a number.
-  t.numel = layout_.symbolic ? 1 : shapes_.tensors[size_t(t.sem.lhs_tensor)].numel();
-  int64_t parts = n.upper.value + 1;
+  t.numel = n.annot.partial_totals;
+  int64_t parts = n.upper.value + 1;  // the parts loop runs from 0 to a number (loopnest/SplitTotals.cpp)
   llvm::IRBuilder<> entry_builder(&env.fn->getEntryBlock(), env.fn->getEntryBlock().begin());
   t.parts = entry_builder.CreateAlloca(t.type, B.getInt64(uint64_t(parts * t.numel)), slot_name(t.slot) + ".parts");
   return t;

@@ -91,7 +91,6 @@ class Emitter {
   // A parallel loop over a total's parts (LoopAnnotation::partial_totals): the statement
   // below it, the slot its output lives in, and the caller's array of the parts' copies.
   struct PartialTotals {
-    int stmt = -1;
     StmtSemantics sem;
     int slot = -1;
     llvm::Type* type = nullptr;  // the element's type in memory

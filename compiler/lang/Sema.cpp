@@ -7,7 +7,7 @@
 
 #include "lang/Builtins.h"
 #include "lang/LetSubstitution.h"
-#include "lang/Linear.h"
+#include "lang/OwnOutputReads.h"
 #include "support/EditDistance.h"
 #include "lang/DomainGuard.h"
 #include "lang/RangeInference.h"
@@ -55,34 +55,6 @@ std::string suggest(std::string_view name, const std::vector<std::string>& candi
 std::string quote(std::string_view s) { return "'" + std::string(s) + "'"; }
 
 bool is_numeric(ScalarType t) { return t != ScalarType::Bool; }
-
-// The first read of tensor `t` in `e` (resolved) that `pick` accepts, or null.
-template <class Pick = bool (*)(const ast::Expr&)>
-const ast::Expr* read_of(const ast::Expr& e, int t, Pick pick = [](const ast::Expr&) { return true; }) {
-  if ((e.kind == ExprKind::Access || e.kind == ExprKind::Name) && e.ref == NameRef::Tensor && e.ref_id == t && pick(e))
-    return &e;
-  for (const auto& a : e.args)
-    if (const ast::Expr* r = read_of(*a, t, pick)) return r;
-  return nullptr;
-}
-
-// Whether a read of a statement's left-hand tensor (`r`, resolved) names the element the
-// statement writes: in every dimension the subscript is that left-hand index (Same), or in
-// some dimension it is that index plus a nonzero constant (Apart), or neither can be told
-// from the subscripts alone (Maybe).
-enum class Overlap { Same, Apart, Maybe };
-Overlap overlap(const ast::Expr& r, int lhs_rank) {
-  if (int(r.args.size()) != lhs_rank) return Overlap::Maybe;
-  bool same = true;
-  for (int d = 0; d < lhs_rank; ++d) {
-    Linear l = linearize(*r.args[size_t(d)]);
-    bool along = l.affine && !l.data_dependent && l.coefs.size() == 1 && l.coefs.count(d) && l.coefs.at(d) == 1;
-    std::optional<int64_t> shift = l.rest.constant();
-    if (along && shift && *shift != 0) return Overlap::Apart;
-    same = same && along && shift == std::optional<int64_t>(0);
-  }
-  return same ? Overlap::Same : Overlap::Maybe;
-}
 
 class DefChecker {
  public:
@@ -704,7 +676,6 @@ class DefChecker {
   }
 
   // ---- assignment ---------------------------------------------------------------------
-
   void check_assignment(StmtScope& sc, const ast::Stmt& st, std::optional<ScalarType> rhs) {
     SemaStmt& s = *sc.s;
     // '=' cannot reduce.
@@ -719,25 +690,19 @@ class DefChecker {
     if (s.lhs_tensor < 0 || !rhs) return;
     SemaTensor& T = out_.tensors[size_t(s.lhs_tensor)];
     std::string op(ast::reduce_op_spelling(st.reduce, st.init));
-    // A reduction that reads the element it reduces into (`S += X(i) * S`): each step would
-    // see the result so far or the value before the statement, as the order of the steps
-    // falls, and the language leaves that order open. A read whose subscripts are the
-    // left-hand indices (as linear forms) is that element: an error. One that may land on
-    // it for some values (`S(0)` while c = 0 reduces, `S(j, i)` on the diagonal) is
-    // warned of. A recurrence `H(t, j) += H(t - 1, k) * U(k, j)`, whose subscript differs
-    // from a left-hand index by a constant, reads rows finished before and is fine.
+    // A reduction reading the element it reduces into: an error, or a warning where the
+    // read may land on it only for some values (lang/OwnOutputReads.h).
     if (st.reduce != ast::ReduceOp::None && s.indices.size() > size_t(s.lhs_rank) && !sc.failed) {
-      const ast::Expr* same = read_of(*st.rhs, s.lhs_tensor, [&](const ast::Expr& r) { return overlap(r, s.lhs_rank) == Overlap::Same; });
-      const ast::Expr* maybe = read_of(*st.rhs, s.lhs_tensor, [&](const ast::Expr& r) { return overlap(r, s.lhs_rank) == Overlap::Maybe; });
+      OwnOutputReads reads = own_output_reads(s, *st.rhs);
       const std::string why = quote(T.name) + " is read inside a reduction into it; ";
       const std::string order = "depend on the order of the reduction indices (" + quote(s.indices[size_t(s.lhs_rank)].name) + ")";
-      if (same) {
-        stmt_error(sc, same->name_range, why + "its value there would " + order + ": read a copy an earlier statement makes");
+      if (reads.same) {
+        stmt_error(sc, reads.same->name_range, why + "its value there would " + order + ": read a copy an earlier statement makes");
         return;
       }
-      if (maybe)
-        diags_.warning(maybe->name_range, why + "where the read lands on the element being reduced, its value would " + order +
-                                              ", and compiled code may differ from the interpreter");
+      if (reads.maybe)
+        diags_.warning(reads.maybe->name_range, why + "where the read lands on the element being reduced, its value would " +
+                                                    order + ", and compiled code may differ from the interpreter");
     }
     // A bool right-hand side counts as 0 or 1 when the left-hand side has a numeric type.
     bool bool_into_number = *rhs == ScalarType::Bool && T.type_known && is_numeric(T.type);
@@ -836,6 +801,6 @@ bool SemaStmt::reduces() const {
   return ast->reduce != ast::ReduceOp::None && (indices.size() > size_t(lhs_rank) || !ast->init);
 }
 
-bool SemaStmt::reads(int t) const { return read_of(value(), t) != nullptr; }
+bool SemaStmt::reads(int t) const { return first_read(value(), t) != nullptr; }
 
 }  // namespace tcs

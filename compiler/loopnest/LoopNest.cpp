@@ -54,7 +54,7 @@ void print(const LoopNode& n, const LoopNest& nest, int depth, std::string& out)
       std::string notes;
       if (n.loop_id >= 0) notes += " L" + std::to_string(n.loop_id);
       if (n.annot.parallel) notes += " parallel";
-      if (n.annot.partial_totals) notes += " partial-totals";
+      if (n.annot.partial_totals) notes += " partial-totals=" + std::to_string(n.annot.partial_totals);
       if (n.annot.vector_width) notes += " vector=" + std::to_string(n.annot.vector_width);
       if (n.annot.reduction) notes += " reduction";
       if (n.annot.unroll) notes += n.annot.unroll < 0 ? std::string(" unroll=full") : " unroll=" + std::to_string(n.annot.unroll);

@@ -38,11 +38,11 @@ struct LoopAnnotation {
   bool accumulate_in_registers = false;  // reduction loop whose accumulators stay in registers
   int fetch_ahead = 0;  // > 0: each iteration first fetches the lines the reads below it
                         // touch this many iterations on (loopnest/FetchAhead.cpp)
-  // A parallel loop over the parts of a total (loopnest/SplitTotals.cpp): each iteration
-  // combines the one statement below into accumulators of its own, a copy of its whole
-  // output that starts at the identity, and after the loop the copies are combined into
-  // the output in iteration order.
-  bool partial_totals = false;
+  // > 0: a parallel loop over the parts of a total (loopnest/SplitTotals.cpp). Each
+  // iteration combines the one statement below into accumulators of its own, a copy of
+  // its whole output (this many elements, laid out as the tensor) that starts at the
+  // identity; after the loop the copies are combined into the output in iteration order.
+  int64_t partial_totals = 0;
 };
 
 struct LoopNode {

@@ -16,8 +16,6 @@ namespace {
 constexpr int64_t kMaxWidestRowBytes = 24;
 constexpr int64_t kMaxUnrolledRowBytes = 48;
 
-bool moves(const LExpr& e, int iter) { return iter_coefficient(e, iter) != std::optional<int64_t>(0); }
-
 class RowUnroller {
  public:
   RowUnroller(const SemaDef& def, LoopNest& nest) : def_(def), nest_(nest) {
@@ -53,8 +51,8 @@ class RowUnroller {
       if (ps.is_init || !st.reduces()) return;
       bool along_row = false;
       for (int d = 0; d < st.lhs_rank; ++d) {
-        if (moves(call.args[size_t(d)], sum.iter)) return;
-        along_row = along_row || moves(call.args[size_t(d)], row.iter);
+        if (moves_with(call.args[size_t(d)], {&sum})) return;
+        along_row = along_row || moves_with(call.args[size_t(d)], {&row});
       }
       if (!along_row) return;
     }

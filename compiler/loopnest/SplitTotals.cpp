@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <optional>
 
 #include "loopnest/Affine.h"
 
@@ -67,14 +68,14 @@ LExpr part_start(const LExpr& init, int64_t stride, const LExpr& part, const LEx
 
 class Splitter {
  public:
-  Splitter(const SemaDef& def, const DefShapes& shapes, bool symbolic, LoopNest& nest, const MappingOptions& options)
-      : def_(def), shapes_(shapes), symbolic_(symbolic), nest_(nest), options_(options) {}
+  Splitter(const SemaDef& def, const DefShapes& shapes, bool symbolic, LoopNest& nest)
+      : def_(def), shapes_(shapes), symbolic_(symbolic), nest_(nest) {}
 
   // Only loops with no loop around them: a split inside a sequential loop would start the
   // pool once per iteration of it.
   void visit(LoopNode& n) {
     if (n.kind == LoopNode::Kind::For) {
-      if (int64_t parts = parts_for(n); parts > 1) split(n, parts);
+      if (std::optional<Split> s = split_of(n)) split(n, *s);
       return;
     }
     for (LoopNode& c : n.children) visit(c);
@@ -82,31 +83,36 @@ class Splitter {
   }
 
  private:
-  // How many parts loop `n` splits into; 0 or 1: it stays as it is.
-  int64_t parts_for(const LoopNode& n) const {
+  // How loop `n` splits: into how many parts, each keeping how many elements of the output.
+  struct Split {
+    int64_t parts = 0, elements = 1;
+  };
+  std::optional<Split> split_of(const LoopNode& n) const {
     std::vector<int> calls = calls_below(n);
-    if (calls.empty() || holds_decisions(n)) return 0;
+    if (calls.empty() || holds_decisions(n)) return std::nullopt;
     for (int c : calls)
-      if (c != calls[0]) return 0;  // one statement only: its element is the only one written
+      if (c != calls[0]) return std::nullopt;  // one statement only: its output is the only one written
     const PolyStmt& ps = nest_.stmts[size_t(calls[0])];
     const SemaStmt& st = def_.stmts[size_t(ps.source_stmt)];
     // Combined by an associative operation, and not reading its own output: a part's reads
     // would go to its copy (`S(c) += X(n, c) * S(0) where c in 1:C` reads an element the
     // statement does not write).
-    if (ps.is_init || !st.reduces() || st.ast->reduce == ast::ReduceOp::None || st.reads(st.lhs_tensor) ||
-        def_.tensors[size_t(st.lhs_tensor)].type == ScalarType::Bool)
-      return 0;
+    if (ps.is_init || !st.reduces() || st.reads(st.lhs_tensor) || def_.tensors[size_t(st.lhs_tensor)].type == ScalarType::Bool)
+      return std::nullopt;
     // Into one element, or a few (the three channel means of an image) at sizes that are
     // numbers: each part keeps the whole tensor. Not into a local temporary's buffer,
     // whose layout is not the tensor's.
-    if (st.lhs_rank > 0 && (symbolic_ || shapes_.tensors[size_t(st.lhs_tensor)].numel() > kMaxElements))
-      return 0;
+    Split s;
+    if (st.lhs_rank > 0) {
+      if (symbolic_) return std::nullopt;
+      s.elements = shapes_.tensors[size_t(st.lhs_tensor)].numel();
+      if (s.elements > kMaxElements || vector_moves_lhs(n, st.lhs_rank)) return std::nullopt;
+    }
     for (const PackSite& p : nest_.packs)
-      if (p.tensor == st.lhs_tensor) return 0;
-    std::vector<const LoopNode*> vectors;
-    if (st.lhs_rank > 0 && vector_moves_lhs(n, st.lhs_rank, vectors)) return 0;
-    if (!options_.cpu.parallel) return 0;  // a kernel-wide option
-    return int64_t(std::bit_floor(uint64_t(std::min({kMaxParts, trips(n), points(n) / kMinPointsPerPart}))));
+      if (p.tensor == st.lhs_tensor) return std::nullopt;
+    s.parts = int64_t(std::bit_floor(uint64_t(std::min({kMaxParts, trips(n), points(n) / kMinPointsPerPart}))));
+    if (s.parts < 2) return std::nullopt;
+    return s;
   }
 
   // Whether a vector loop below `n` moves the left-hand element of the calls below it
@@ -114,6 +120,10 @@ class Splitter {
   // registers only where each access names one element of it: a row of 8 doubles as one
   // vector, loaded, added to and stored again each step, ran 0.16 ms in the output and
   // 0.54 ms in a copy on the stack.
+  static bool vector_moves_lhs(const LoopNode& n, int lhs_rank) {
+    std::vector<const LoopNode*> vectors;
+    return vector_moves_lhs(n, lhs_rank, vectors);
+  }
   static bool vector_moves_lhs(const LoopNode& n, int lhs_rank, std::vector<const LoopNode*>& vectors) {
     if (n.kind == LoopNode::Kind::Call) {
       for (int d = 0; d < lhs_rank; ++d)
@@ -129,15 +139,15 @@ class Splitter {
     return moves;
   }
 
-  void split(LoopNode& n, int64_t parts) {
+  void split(LoopNode& n, const Split& s) {
     using Op = LExpr::Op;
+    const int64_t parts = s.parts;
     int part_iter = part_iterator();
     LExpr trip_count = LExpr::make(Op::Add, {LExpr::make(Op::Sub, {n.upper, n.init}), LExpr::integer(n.stride)});
     if (n.stride != 1) trip_count = LExpr::make(Op::FloorDiv, {trip_count, LExpr::integer(n.stride)});
     if (std::optional<int64_t> span = constant_span(n.init, n.upper)) trip_count = LExpr::integer(*span / n.stride + 1);
     LoopNode share = std::move(n);  // the loop over this part's iterations
     const LExpr init = share.init, part = LExpr::iter(part_iter);
-    const LExpr next = LExpr::make(Op::Add, {part, LExpr::integer(1)});
     if (trip_count.is_int() && trip_count.value % parts != 0 && trip_count.value >= parts * parts) {
       // Parts of a whole number of iterations, the last one shorter: a loop from `start` to
       // min(start + the part's span, the loop's end), which the loops' readers (the tuner's
@@ -149,23 +159,24 @@ class Splitter {
       share.init = part_start(init, share.stride, part, LExpr::integer(each * parts), parts);
       LExpr last = LExpr::make(Op::Add, {share.init, LExpr::integer((each - 1) * share.stride)});
       share.upper = LExpr::make(Op::Min, {last, share.upper});
-      return wrap(n, std::move(share), part_iter, parts);
+      return wrap(n, std::move(share), part_iter, s);
     }
+    const LExpr next = LExpr::make(Op::Add, {part, LExpr::integer(1)});
     share.init = part_start(init, share.stride, part, trip_count, parts);
     share.upper = LExpr::make(Op::Sub, {part_start(init, share.stride, next, trip_count, parts), LExpr::integer(share.stride)});
-    wrap(n, std::move(share), part_iter, parts);
+    wrap(n, std::move(share), part_iter, s);
   }
 
   // `n` becomes the parallel loop over the parts, around `share`.
-  static void wrap(LoopNode& n, LoopNode share, int part_iter, int64_t parts) {
+  static void wrap(LoopNode& n, LoopNode share, int part_iter, const Split& s) {
     LoopNode loop;
     loop.kind = LoopNode::Kind::For;
     loop.iter = part_iter;
     loop.init = LExpr::integer(0);
-    loop.upper = LExpr::integer(parts - 1);
+    loop.upper = LExpr::integer(s.parts - 1);
     loop.loop_id = share.loop_id;
     loop.annot.parallel = true;
-    loop.annot.partial_totals = true;
+    loop.annot.partial_totals = s.elements;
     loop.children.push_back(std::move(share));
     n = std::move(loop);
   }
@@ -183,14 +194,13 @@ class Splitter {
   const DefShapes& shapes_;
   const bool symbolic_;
   LoopNest& nest_;
-  const MappingOptions& options_;
 };
 
 }  // namespace
 
 void split_totals(const SemaDef& def, const DefShapes& shapes, bool symbolic_sizes, LoopNest& nest,
                   const MappingOptions& options) {
-  Splitter(def, shapes, symbolic_sizes, nest, options).visit(nest.root);
+  if (options.cpu.parallel) Splitter(def, shapes, symbolic_sizes, nest).visit(nest.root);  // a kernel-wide option
 }
 
 }  // namespace tcs
