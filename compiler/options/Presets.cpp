@@ -586,27 +586,29 @@ Expected<MappingOptions> mapping_preset(std::string_view name, const SemaDef& de
       (name == "default" && classify_kernel(def) == KernelClass::Contraction && contraction && !dot_products())) {
     int64_t shared_pack_bytes = 0;
     MappingOptions c = contraction_kernel_options(def, shapes, *contraction, false, shared_pack_bytes);
-    // A small product whose packed copy every thread reads splits its columns between the
-    // threads, each packing its own half inside the column loop, or else runs on one
-    // thread. With one copy, the copy one core wrote is read by both, and on a shared
-    // 2-core host that was a gamble per process: mlp2 (786 k multiply-adds, 216 KiB
-    // packed) took 0.018 ms on one thread and 0.018, 0.038 or 0.13 on two. With the
-    // columns split a 256-input linear layer of 32 rows took 0.0122 ms on two threads
-    // against 0.0205 on one; the bundled matmul_transposed_b 0.0097-0.0101 against 0.0144,
-    // swiglu_ffn 0.0064-0.0072 against 0.0092. A chain of products (mlp2, mlp3) reads each
-    // layer's rows from both threads' halves, and reads 1-2x faster by process. Small
-    // products that pack nothing (batched ones, convolutions), little (KRU3's 512-byte
-    // W2) or per thread (attention) gain 1.3-2x on two as they are.
+    // A product whose packed copy every thread reads (its rows and columns each in one
+    // cache tile: the threads' loop runs inside the copy) splits its columns between the
+    // threads, each packing its own half inside the column loop; a small one that cannot
+    // runs on one thread. With one copy, made by one core while the other waits, then
+    // read by both, a 512-input linear layer of 64 rows and 256 outputs took 0.137-0.157
+    // ms on two threads against 0.155 on one, and 0.083 with the columns split; at 256
+    // inputs and 128 outputs 0.033 against 0.038, split 0.021. For a small product on a
+    // shared 2-core host the one copy was a gamble per process: mlp2 (786 k
+    // multiply-adds, 216 KiB packed) took 0.018 ms on one thread and 0.018, 0.038 or 0.13
+    // on two. With the columns split a 256-input linear layer of 32 rows took 0.0122 ms on
+    // two threads against 0.0205 on one; the bundled matmul_transposed_b 0.0097-0.0101
+    // against 0.0144, swiglu_ffn 0.0064-0.0072 against 0.0092. A chain of products (mlp2,
+    // mlp3) reads each layer's rows from both threads' halves, and reads 1-2x faster by
+    // process. Small products that pack nothing (batched ones, convolutions), little
+    // (KRU3's 512-byte W2) or per thread (attention) gain 1.3-2x on two as they are.
     if (shapes && shared_pack_bytes >= kSharedPackBytes) {
       int64_t macs = 0;
       for (size_t k = 0; k < def.stmts.size(); ++k)
         if (is_contraction(def.stmts[k])) macs += instances_of(shapes->stmts[k]);
-      if (macs <= kOneThreadMacs) {
-        int64_t left_shared = 0;
-        MappingOptions split = contraction_kernel_options(def, shapes, *contraction, true, left_shared);
-        if (left_shared < kSharedPackBytes) c = split;
-        else c.cpu.parallel = false;
-      }
+      int64_t left_shared = 0;
+      MappingOptions split = contraction_kernel_options(def, shapes, *contraction, true, left_shared);
+      if (left_shared < kSharedPackBytes) c = split;
+      else if (macs <= kOneThreadMacs) c.cpu.parallel = false;
     }
     c.best_effort = true;
     return c;

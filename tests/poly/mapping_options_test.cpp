@@ -124,11 +124,12 @@ TEST(MappingOptions, DefaultConvolutionTilesTwoOutputRowsWhenARowIsOneVector) {
   EXPECT_EQ(wide.cpu.point_loop_order, (std::vector<int>{0, 2, 4, 5, 6, 1, 3}));
 }
 
-// A small product whose packed operand every thread would read splits its columns in
-// two, each half packed inside the column loop by the thread that reads it (one shared
-// copy made the bundled mlp2 take 1-7x its one-thread time, by process); with too few
-// columns to split it runs on one thread. A larger one, a batched one and one whose pack
-// the threads split by batch stay parallel as they are.
+// A product whose packed operand every thread would read splits its columns in two, each
+// half packed inside the column loop by the thread that reads it (one shared copy made the
+// bundled mlp2 take 1-7x its one-thread time, by process, and a 64 x 512 x 256 linear
+// layer 0.9-1.1x on two threads, 1.9x split); a small one with too few columns to split
+// runs on one thread. A batched one and one whose pack the threads split by batch stay
+// parallel as they are.
 TEST(MappingOptions, DefaultGivesEachThreadItsOwnPackOfASmallProduct) {
   std::shared_ptr<const CheckedFile> checked = check_source("k.tc", R"(
 def linear(float(B,I) X, float(O,I) W) -> (Y) {
@@ -152,9 +153,18 @@ def scores(float(N,T,D) Q, float(N,S,D) K) -> (P) {
   MappingOptions narrow = preset("linear", {{"B", 32}, {"I", 256}, {"O", 16}});  // 16 KiB of W, one register tile wide
   EXPECT_FALSE(narrow.cpu.pack.empty());
   EXPECT_FALSE(narrow.cpu.parallel);
-  MappingOptions twice = preset("linear", {{"B", 64}, {"I", 256}, {"O", 128}});
-  EXPECT_TRUE(twice.cpu.parallel) << "twice the work";
-  EXPECT_GT(twice.tile[1], 64) << "as before: one column tile";
+  for (SizeMap larger : {SizeMap{{"B", 64}, {"I", 256}, {"O", 128}}, SizeMap{{"B", 64}, {"I", 512}, {"O", 256}},
+                         SizeMap{{"B", 16}, {"I", 4096}, {"O", 64}}}) {
+    MappingOptions o = preset("linear", larger);  // 2^21 - 2^23 multiply-adds
+    EXPECT_TRUE(o.cpu.parallel);
+    ASSERT_EQ(o.tile.size(), 3u);
+    EXPECT_EQ(o.tile[1] * 2, larger["O"]) << "two column tiles, one a thread";
+    ASSERT_EQ(o.cpu.pack.size(), 1u);
+    EXPECT_EQ(o.cpu.pack[0].depth, 3) << "packed inside the column loop";
+  }
+  MappingOptions tall = preset("linear", {{"B", 1024}, {"I", 256}, {"O", 128}});
+  EXPECT_TRUE(tall.cpu.parallel);
+  EXPECT_GT(tall.tile[1], 64) << "rows in several tiles, which the threads share: one column tile";
   EXPECT_TRUE(preset("linear", {{"B", 256}, {"I", 8}, {"O", 8}}).cpu.parallel) << "a 256-byte pack";
   EXPECT_TRUE(preset("bmm", {{"N", 20}, {"M", 26}, {"K", 72}, {"P", 26}}).cpu.parallel) << "nothing packed";
   MappingOptions attention = preset("scores", {{"N", 2}, {"T", 32}, {"S", 32}, {"D", 64}});
