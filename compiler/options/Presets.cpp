@@ -488,6 +488,21 @@ void sum_columns_along_rows(const SemaDef& def, const DefShapes& shapes, Mapping
 // The options of a kernel whose statement `contraction` is a sum of products: its preset,
 // per-statement options for its other statements that need them, and a pack of each
 // product's shared operand. `shared_pack_bytes` counts the packed bytes every thread reads.
+// Whether the threads' loop runs around a copy made `depth` loops into the tiled band of
+// options `o`, so that each thread packs its own tiles: a left-hand index above the copy
+// has two tiles or more (cpu-marks hands the threads the outermost such loop). With one
+// tile of every left-hand index the threads' loop lies inside the copy, which one core
+// makes while the other waits.
+bool threads_around_copy(const MappingOptions& o, const std::vector<IndexRange>& ranges, int lhs_rank, int depth) {
+  for (int i = 0, member = 0; i < lhs_rank && size_t(i) < ranges.size() && member < depth; ++i) {
+    int64_t values = values_of(ranges[size_t(i)]);
+    if (values == 1) continue;  // no loop is made (leave_out_single_values)
+    if (size_t(member) < o.tile.size() && o.tile[size_t(member)] > 0 && o.tile[size_t(member)] < values) return true;
+    ++member;
+  }
+  return false;
+}
+
 MappingOptions contraction_kernel_options(const SemaDef& def, const DefShapes* shapes, const SemaStmt& contraction,
                                           bool columns_per_thread, int64_t& shared_pack_bytes) {
   auto ranges_of = [&](const SemaStmt& s) { return shapes ? &shapes->stmts[size_t(&s - def.stmts.data())] : nullptr; };
@@ -546,8 +561,9 @@ MappingOptions contraction_kernel_options(const SemaDef& def, const DefShapes* s
         p && !(in_place && p->order.empty()) && std::none_of(c.cpu.pack.begin(), c.cpu.pack.end(), [&](const PackRequest& q) { return q.tensor == p->tensor; })) {
       c.cpu.pack.push_back(*p);
       // Read by every thread unless it follows the outermost index, which they split
-      // (an attention's K(b, s, d) over the batch b), or each packs its own columns.
-      if (!operand_uses(s, *shared, 0) && !own_columns) shared_pack_bytes += bytes;
+      // (an attention's K(b, s, d) over the batch b), or each thread packs its own tiles.
+      if (!operand_uses(s, *shared, 0) && !(shapes && threads_around_copy(own, *ranges_of(s), s.lhs_rank, p->depth)))
+        shared_pack_bytes += bytes;
     }
   }
   return c;
