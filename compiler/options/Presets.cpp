@@ -485,9 +485,6 @@ void sum_columns_along_rows(const SemaDef& def, const DefShapes& shapes, Mapping
     }
 }
 
-// The options of a kernel whose statement `contraction` is a sum of products: its preset,
-// per-statement options for its other statements that need them, and a pack of each
-// product's shared operand. `shared_pack_bytes` counts the packed bytes every thread reads.
 // Whether the threads' loop runs around a copy made `depth` loops into the tiled band of
 // options `o`, so that each thread packs its own tiles: a left-hand index above the copy
 // has two tiles or more (cpu-marks hands the threads the outermost such loop). With one
@@ -503,8 +500,19 @@ bool threads_around_copy(const MappingOptions& o, const std::vector<IndexRange>&
   return false;
 }
 
+// The bytes of packed copies that every thread reads: made once a call, outside every
+// loop, or again for each cache tile of the loops around the threads' loop (while the
+// other threads wait).
+struct SharedPacks {
+  int64_t once = 0, per_tile = 0;
+  int64_t all() const { return once + per_tile; }
+};
+
+// The options of a kernel whose statement `contraction` is a sum of products: its preset,
+// per-statement options for its other statements that need them, and a pack of each
+// product's shared operand. `packed` counts the packed bytes every thread reads.
 MappingOptions contraction_kernel_options(const SemaDef& def, const DefShapes* shapes, const SemaStmt& contraction,
-                                          bool columns_per_thread, int64_t& shared_pack_bytes) {
+                                          bool columns_per_thread, SharedPacks& packed) {
   auto ranges_of = [&](const SemaStmt& s) { return shapes ? &shapes->stmts[size_t(&s - def.stmts.data())] : nullptr; };
   MappingOptions c = contraction_preset(def, contraction, ranges_of(contraction), columns_per_thread);
   for (size_t k = 0; k < def.stmts.size(); ++k) {
@@ -563,7 +571,7 @@ MappingOptions contraction_kernel_options(const SemaDef& def, const DefShapes* s
       // Read by every thread unless it follows the outermost index, which they split
       // (an attention's K(b, s, d) over the batch b), or each thread packs its own tiles.
       if (!operand_uses(s, *shared, 0) && !(shapes && threads_around_copy(own, *ranges_of(s), s.lhs_rank, p->depth)))
-        shared_pack_bytes += bytes;
+        (p->depth == 0 ? packed.once : packed.per_tile) += bytes;
     }
   }
   return c;
@@ -600,8 +608,8 @@ Expected<MappingOptions> mapping_preset(std::string_view name, const SemaDef& de
   };
   if (name == "contraction" ||
       (name == "default" && classify_kernel(def) == KernelClass::Contraction && contraction && !dot_products())) {
-    int64_t shared_pack_bytes = 0;
-    MappingOptions c = contraction_kernel_options(def, shapes, *contraction, false, shared_pack_bytes);
+    SharedPacks shared;
+    MappingOptions c = contraction_kernel_options(def, shapes, *contraction, false, shared);
     // A product whose packed copy every thread reads (its rows and columns each in one
     // cache tile: the threads' loop runs inside the copy) splits its columns between the
     // threads, each packing its own half inside the column loop; a small one that cannot
@@ -616,15 +624,21 @@ Expected<MappingOptions> mapping_preset(std::string_view name, const SemaDef& de
     // against 0.0144, swiglu_ffn 0.0064-0.0072 against 0.0092. A chain of products (mlp2,
     // mlp3) reads each layer's rows from both threads' halves, and reads 1-2x faster by
     // process. Small products that pack nothing (batched ones, convolutions), little
-    // (KRU3's 512-byte W2) or per thread (attention) gain 1.3-2x on two as they are.
-    if (shapes && shared_pack_bytes >= kSharedPackBytes) {
+    // (KRU3's 512-byte W2) or per thread (attention) gain 1.3-2x on two as they are. A
+    // larger product keeps a copy made once outside every loop: split, each thread would
+    // copy its half again for every tile (KRU3 at 128 x 128^3 -> 64^3: 0.76 s on one
+    // thread so, 0.83 split).
+    if (shapes && shared.all() >= kSharedPackBytes) {
       int64_t macs = 0;
       for (size_t k = 0; k < def.stmts.size(); ++k)
         if (is_contraction(def.stmts[k])) macs += instances_of(shapes->stmts[k]);
-      int64_t left_shared = 0;
-      MappingOptions split = contraction_kernel_options(def, shapes, *contraction, true, left_shared);
-      if (left_shared < kSharedPackBytes) c = split;
-      else if (macs <= kOneThreadMacs) c.cpu.parallel = false;
+      bool small = macs <= kOneThreadMacs;
+      if (small || shared.per_tile >= kSharedPackBytes) {
+        SharedPacks left;
+        MappingOptions split = contraction_kernel_options(def, shapes, *contraction, true, left);
+        if (left.all() < kSharedPackBytes) c = split;
+        else if (small) c.cpu.parallel = false;
+      }
     }
     c.best_effort = true;
     return c;
