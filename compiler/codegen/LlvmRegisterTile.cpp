@@ -7,6 +7,8 @@
 // the nest does not have that shape, the caller emits ordinary loops.
 #include "codegen/LlvmEmitterImpl.h"
 
+#include <llvm/IR/InlineAsm.h>
+
 #include <algorithm>
 #include <map>
 
@@ -526,6 +528,22 @@ llvm::Value* Emitter::lane_values(llvm::Value* first, int lanes, int64_t step) {
   return B.CreateAdd(B.CreateVectorSplat(unsigned(lanes), first), llvm::ConstantVector::get(steps));
 }
 
+// LLVM unswitches the loops whose bounds move, so each step's bounds, and the lane masks
+// made from them, become constants, and its x86 back end lowers a blend of an FMA and the
+// accumulator under a constant mask as an FMA into a fresh register, a masked move and a
+// copy, where under a mask in a register it makes one masked FMA. Each bound passes
+// through an empty assembly statement, which nothing folds through: the masks are made
+// at run time, once a step (loops hoist it out of the summed loops inside), at no cost
+// where the bound was not a constant anyway.
+llvm::Value* Emitter::opaque(llvm::Value* v) {
+  auto* fn = llvm::FunctionType::get(v->getType(), {v->getType()}, false);
+  llvm::CallInst* held = B.CreateCall(fn, llvm::InlineAsm::get(fn, "", "=r,0", false), {v});
+  held->setDoesNotAccessMemory();  // so equal bounds merge, and loops hoist it
+  held->setDoesNotThrow();
+  held->addFnAttr(llvm::Attribute::WillReturn);
+  return held;
+}
+
 void Emitter::both(llvm::Value*& mask, llvm::Value* c) {
   if (c) mask = mask ? B.CreateAnd(mask, c) : c;
 }
@@ -540,7 +558,7 @@ llvm::Value* Emitter::lanes_inside(const RegisterTile& t, int lanes, Env& env, b
     llvm::Value* at = lane_values(env.iters[size_t(t.chain[i]->iter)], lanes, t.chain[i] == t.vloop ? 1 : 0);
     auto bound = [&](const LExpr& e, bool lower) {
       if (fixed_only && moves_with(e, t.reds)) return;
-      llvm::Value* b = B.CreateVectorSplat(unsigned(lanes), as_int(lx(e, env)));
+      llvm::Value* b = B.CreateVectorSplat(unsigned(lanes), opaque(as_int(lx(e, env))));
       both(inside, lower ? B.CreateICmpSGE(at, b) : B.CreateICmpSLE(at, b));
     };
     for (const LExpr& e : t.from[i]) bound(e, true);
