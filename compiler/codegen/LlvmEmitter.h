@@ -28,6 +28,12 @@ inline constexpr int kErrSubscriptOutOfRange = 1;
 inline constexpr int kErrDivisionByZero = 2;
 inline constexpr int kErrSizes = 4;
 
+// A value the register tile holds behind an empty assembly statement with these
+// constraints, so that LLVM cannot fold it: a padded convolution's moving bounds, whose
+// lane masks are then made at run time (LlvmRegisterTile.cpp). Optimisation for a target
+// without AVX-512's mask registers releases them first (CpuKernel.cpp).
+inline constexpr const char* kHeldValueConstraints = "=r,0";
+
 struct LlvmEmitRequest {
   const SemaDef* def = nullptr;
   const DefShapes* shapes = nullptr;

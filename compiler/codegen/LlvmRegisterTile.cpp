@@ -534,10 +534,12 @@ llvm::Value* Emitter::lane_values(llvm::Value* first, int lanes, int64_t step) {
 // copy, where under a mask in a register it makes one masked FMA. Each bound passes
 // through an empty assembly statement, which nothing folds through: the masks are made
 // at run time, once a step (loops hoist it out of the summed loops inside), at no cost
-// where the bound was not a constant anyway.
+// where the bound was not a constant anyway. Without mask registers (AVX2) constant masks
+// are the cheaper (immediate blends, plain loads), and the optimiser releases the bounds
+// (kHeldValueConstraints).
 llvm::Value* Emitter::opaque(llvm::Value* v) {
   auto* fn = llvm::FunctionType::get(v->getType(), {v->getType()}, false);
-  llvm::CallInst* held = B.CreateCall(fn, llvm::InlineAsm::get(fn, "", "=r,0", false), {v});
+  llvm::CallInst* held = B.CreateCall(fn, llvm::InlineAsm::get(fn, "", kHeldValueConstraints, false), {v});
   held->setDoesNotAccessMemory();  // so equal bounds merge, and loops hoist it
   held->setDoesNotThrow();
   held->addFnAttr(llvm::Attribute::WillReturn);
