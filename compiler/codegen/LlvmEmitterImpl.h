@@ -171,7 +171,8 @@ class Emitter {
   llvm::Value* lane_values(llvm::Value* first, int lanes, int64_t step);
   // mask &= c, where a null mask or c takes every lane.
   void both(llvm::Value*& mask, llvm::Value* c);
-  llvm::Value* opaque(llvm::Value* v);
+  // v behind an empty assembly statement that nothing folds through (kHeldValueConstraints).
+  llvm::Value* hold(llvm::Value* v);
 
   // Reductions whose register tiles start their accumulators from the identity where the
   // reduction begins (PolyStmt::reduction_first), so their initialisation's own nest is

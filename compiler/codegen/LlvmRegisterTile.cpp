@@ -537,7 +537,7 @@ llvm::Value* Emitter::lane_values(llvm::Value* first, int lanes, int64_t step) {
 // where the bound was not a constant anyway. Without mask registers (AVX2) constant masks
 // are the cheaper (immediate blends, plain loads), and the optimiser releases the bounds
 // (kHeldValueConstraints).
-llvm::Value* Emitter::opaque(llvm::Value* v) {
+llvm::Value* Emitter::hold(llvm::Value* v) {
   auto* fn = llvm::FunctionType::get(v->getType(), {v->getType()}, false);
   llvm::CallInst* held = B.CreateCall(fn, llvm::InlineAsm::get(fn, "", kHeldValueConstraints, false), {v});
   held->setDoesNotAccessMemory();  // so equal bounds merge, and loops hoist it
@@ -560,7 +560,7 @@ llvm::Value* Emitter::lanes_inside(const RegisterTile& t, int lanes, Env& env, b
     llvm::Value* at = lane_values(env.iters[size_t(t.chain[i]->iter)], lanes, t.chain[i] == t.vloop ? 1 : 0);
     auto bound = [&](const LExpr& e, bool lower) {
       if (fixed_only && moves_with(e, t.reds)) return;
-      llvm::Value* b = B.CreateVectorSplat(unsigned(lanes), opaque(as_int(lx(e, env))));
+      llvm::Value* b = B.CreateVectorSplat(unsigned(lanes), hold(as_int(lx(e, env))));
       both(inside, lower ? B.CreateICmpSGE(at, b) : B.CreateICmpSLE(at, b));
     };
     for (const LExpr& e : t.from[i]) bound(e, true);

@@ -33,12 +33,12 @@ struct Case {
 };
 
 struct Texts {
-  std::string llvm, c;
+  std::string llvm, c, assembly;
 };
 
 // Compiles `text` under the options, runs it on random inputs against the interpreter
-// and returns the LLVM IR and the C text.
-Texts check(const std::string& text, const Case& c) {
+// and returns the LLVM IR and the C text (and the assembly when asked for).
+Texts check(const std::string& text, const Case& c, bool assembly = false) {
   std::shared_ptr<const CheckedFile> checked = check_source("k.tc", text);
   EXPECT_FALSE(checked->has_errors());
   const SemaDef& def = checked->defs.at(0);
@@ -46,7 +46,9 @@ Texts check(const std::string& text, const Case& c) {
   EXPECT_TRUE(shapes) << shapes.error();
   auto options = mapping_options_from_json(c.options);
   EXPECT_TRUE(options) << options.error();
-  auto compiled = compile_kernel(KernelSetup{checked, &def, {}, *shapes}, *options, CodegenChoice{"cpu", {"llvm", "c"}, true});
+  std::vector<std::string> kinds = {"llvm", "c"};
+  if (assembly) kinds.push_back("asm");
+  auto compiled = compile_kernel(KernelSetup{checked, &def, {}, *shapes}, *options, CodegenChoice{"cpu", kinds, true});
   EXPECT_TRUE(compiled) << c.what << ": " << compiled.error();
   if (!compiled) return {};
   auto inputs = random_inputs(def, *shapes, 5);
@@ -66,7 +68,7 @@ Texts check(const std::string& text, const Case& c) {
     TensorComparison cmp = compare_tensors(name, got->at(name), t);
     EXPECT_TRUE(cmp.ok) << c.what << ": " << cmp.problem;
   }
-  return {compiled->text("llvm").text, compiled->text("c").text};
+  return {compiled->text("llvm").text, compiled->text("c").text, assembly ? compiled->text("asm").text : ""};
 }
 
 std::string conv_options(const std::string& tile, const std::string& reg) {
@@ -303,19 +305,11 @@ TEST(RegisterTile, APaddedConvolutionsMovingEdgesAreMaskedPerStep) {
 // and plain loads: AVX2 code ran 1.25x slower with masks made at run time).
 TEST(RegisterTile, APaddedConvolutionsMaskedTapsAreMaskedFmasNotBlends) {
   Case c{"16 channels", {{"N", 2}, {"C", 16}, {"H", 8}, {"W", 28}, {"K", 8}}, padded_options("[1, 8, 1, 32, 3, 3, 16]")};
-  Texts t = check(kPadded, c);
+  Texts t = check(kPadded, c, true);
   EXPECT_GT(count(t.llvm, "%acc"), 0) << "no register tile";
   if (host_vector_bytes() < 64) GTEST_SKIP() << "no AVX-512 on this host: its constant masks stay (checked against the interpreter only)";
   EXPECT_EQ(count(t.llvm, "= shufflevector <16 x float> %acc"), 0) << "accumulators blended under a constant mask";
-  std::shared_ptr<const CheckedFile> checked = check_source("k.tc", kPadded);
-  const SemaDef& def = checked->defs.at(0);
-  auto shapes = shapes_evaluate(def, c.sizes);
-  ASSERT_TRUE(shapes) << shapes.error();
-  auto options = mapping_options_from_json(c.options);
-  ASSERT_TRUE(options) << options.error();
-  auto compiled = compile_kernel(KernelSetup{checked, &def, {}, *shapes}, *options, CodegenChoice{"cpu", {"asm"}, false});
-  ASSERT_TRUE(compiled) << compiled.error();
-  const std::string& asm_text = compiled->text("asm").text;
+  const std::string& asm_text = t.assembly;
   EXPECT_GT(count(asm_text, "vfmadd231ps"), 0) << asm_text;
   int masked_moves = 0;
   for (size_t at = asm_text.find("vmovap"); at != std::string::npos; at = asm_text.find("vmovap", at + 1))
