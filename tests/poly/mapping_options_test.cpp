@@ -385,9 +385,16 @@ TEST(MappingOptions, ThreadsAreNotStartedOncePerIterationOfALongSequentialLoop) 
     EXPECT_TRUE(r) << r.error();
     return r ? r->text("c").text : std::string();
   };
+  // S0 runs inside a parallel loop (which may also run the initialisation).
   auto parallel_reduction = [](const std::string& c) {
-    size_t at = c.find("// S0\n"), parallel = c.rfind("parallel", at);
-    return at != std::string::npos && parallel != std::string::npos && parallel > c.find("S0_init");
+    size_t at = c.find("// S0\n"), parallel = c.rfind("#pragma omp parallel for", at);
+    if (at == std::string::npos || parallel == std::string::npos) return false;
+    int depth = 0;
+    for (size_t i = c.find('{', parallel); i < at; ++i) {
+      depth += c[i] == '{' ? 1 : c[i] == '}' ? -1 : 0;
+      if (depth == 0) return false;  // the parallel loop ended before S0
+    }
+    return true;
   };
   EXPECT_TRUE(parallel_reduction(c_text(4096, 128))) << "column tiles on the threads";
   std::string once_per_row = c_text(4096, 256);

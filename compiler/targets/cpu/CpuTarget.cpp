@@ -5,6 +5,7 @@
 
 #include "codegen/CText.h"
 #include "codegen/CpuKernel.h"
+#include "loopnest/JoinParallelLoops.h"
 
 namespace tcs {
 
@@ -21,14 +22,18 @@ Expected<CodegenOutput> generate(const CodegenInput& in) {
   bool llvm = wants(in, "llvm") || wants(in, "asm") || in.build_kernel || !in.object_cpu.empty();
   std::map<const LoopNode*, int> node_lines;
   auto t0 = std::chrono::steady_clock::now();
+  // First which initialisations the register tiles make unnecessary, then the parallel
+  // loops that can share one hand-off to the threads (loopnest/JoinParallelLoops.h).
   FoldedInitialisations folds = cpu_folded_initialisations(*in.def, *in.shapes, *in.nest, in.symbolic_sizes);
-  GeneratedText c = generate_c(*in.def, *in.shapes, *in.nest, &node_lines, in.symbolic_sizes, &folds);
+  LoopNest nest = *in.nest;
+  join_parallel_loops(*in.def, *in.shapes, nest, folds.skipped);
+  GeneratedText c = generate_c(*in.def, *in.shapes, nest, &node_lines, in.symbolic_sizes, &folds);
   out.timings.push_back({"c", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()});
   if (wants(in, "c")) out.texts["c"] = c;
   if (in.early && llvm) in.early(out.texts, out.timings);
   if (!llvm) return out;
   if (in.cancel && in.cancel->load()) return Error{ErrorKind::Cancelled, "compilation cancelled"};
-  CpuCodegenRequest cg{in.def,          in.shapes,         in.nest,          &c,
+  CpuCodegenRequest cg{in.def,          in.shapes,         &nest,            &c,
                        &node_lines,     wants(in, "llvm"), wants(in, "asm"), in.build_kernel,
                        in.object_cpu,   in.object_prefix,  in.symbolic_sizes, &folds};
   auto built = cpu_codegen(cg);
