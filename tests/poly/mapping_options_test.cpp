@@ -201,8 +201,9 @@ def scores(float(N,T,D) Q, float(N,S,D) K) -> (P) {
   EXPECT_TRUE(preset("linear", {{"B", 256}, {"I", 8}, {"O", 8}}).cpu.parallel) << "a 256-byte pack";
   EXPECT_TRUE(preset("bmm", {{"N", 20}, {"M", 26}, {"K", 72}, {"P", 26}}).cpu.parallel) << "nothing packed";
   MappingOptions attention = preset("scores", {{"N", 2}, {"T", 32}, {"S", 32}, {"D", 64}});
-  EXPECT_FALSE(attention.cpu.pack.empty());
+  ASSERT_FALSE(attention.cpu.pack.empty());
   EXPECT_TRUE(attention.cpu.parallel) << "each thread packs its own batch entries";
+  EXPECT_EQ(attention.cpu.pack[0].depth, 1) << "inside the loop over the batch, which the threads split";
 }
 
 // An attention's row maximum and row sum are reductions but no products: they sum their
