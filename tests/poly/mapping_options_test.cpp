@@ -174,6 +174,16 @@ def scores(float(N,T,D) Q, float(N,S,D) K) -> (P) {
     ASSERT_EQ(o.cpu.pack.size(), 1u);
     EXPECT_EQ(o.cpu.pack[0].depth, 3) << "packed inside the column loop";
   }
+  // Three register tiles of columns (96 with AVX-512's 32-column tiles, 48 with AVX2's 16)
+  // would split two to one: the rows split instead, each thread copying all of W.
+  int64_t three = 6 * (host_vector_bytes() / 4);
+  MappingOptions odd = preset("linear", {{"B", 64}, {"I", 128}, {"O", three}});
+  EXPECT_TRUE(odd.cpu.parallel);
+  ASSERT_EQ(odd.tile.size(), 3u);
+  EXPECT_LT(odd.tile[0], 64) << "two row tiles";
+  EXPECT_GE(odd.tile[1], three) << "every column in one tile";
+  ASSERT_EQ(odd.cpu.pack.size(), 1u);
+  EXPECT_EQ(odd.cpu.pack[0].depth, 3) << "packed inside the row loop";
   // A chain whose first product the threads already split by its many columns (each
   // packing its own tiles of W1): the second's copy of W2 is the one to split. Counted as
   // shared, W1 kept the second on one copy: 2t/1t 1.6 at these sizes, 1.9 split.
