@@ -70,19 +70,22 @@ class Joiner {
     std::vector<bool> none(list.size(), false);
     std::vector<bool>& skipped = top ? skipped_ : none;
     for (size_t k = 0; k < list.size(); ++k) {
-      LoopNode& n = list[k];
-      if (plain_parallel(n) && !skipped[k]) {
-        // Nests that do not run stand between nothing: they stay where they are.
-        for (size_t next = k + 1;; ++next) {
+      if (plain_parallel(list[k]) && !skipped[k]) {
+        // Nests that do not run stand between nothing. Those joined across move in front of
+        // the joined loop, so that the C text's note on each still comes before its sums.
+        for (size_t next = k + 1;; next = k + 1) {
           while (next < list.size() && skipped[next]) ++next;
-          if (next == list.size() || !joinable(n, list[next], outer)) break;
-          for (LoopNode& c : list[next].children) n.children.push_back(std::move(c));
+          if (next == list.size() || !joinable(list[k], list[next], outer)) break;
+          std::rotate(list.begin() + std::ptrdiff_t(k), list.begin() + std::ptrdiff_t(k) + 1, list.begin() + std::ptrdiff_t(next));
+          std::rotate(skipped.begin() + std::ptrdiff_t(k), skipped.begin() + std::ptrdiff_t(k) + 1, skipped.begin() + std::ptrdiff_t(next));
+          k = next - 1;
+          for (LoopNode& c : list[next].children) list[k].children.push_back(std::move(c));
           list.erase(list.begin() + std::ptrdiff_t(next));
           skipped.erase(skipped.begin() + std::ptrdiff_t(next));
-          --next;
         }
         continue;  // loops inside a parallel one run on its thread
       }
+      LoopNode& n = list[k];
       if (n.kind == LoopNode::Kind::For) {
         auto lo = value_range(n.init, outer), hi = value_range(n.upper, outer);
         if (!lo || !hi) continue;
@@ -223,9 +226,10 @@ class Joiner {
 
 }  // namespace
 
-void join_parallel_loops(const SemaDef& def, const DefShapes& shapes, LoopNest& nest, std::vector<bool>& skipped) {
+void join_parallel_loops(const SemaDef& def, const DefShapes& shapes, bool symbolic_sizes, LoopNest& nest,
+                         std::vector<bool>& skipped) {
   skipped.resize(nest.root.children.size(), false);
-  Joiner(def, shapes, nest, skipped).run();
+  if (!symbolic_sizes) Joiner(def, shapes, nest, skipped).run();
 }
 
 }  // namespace tcs

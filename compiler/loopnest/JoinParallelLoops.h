@@ -15,8 +15,10 @@
 // box of elements of each tensor that each loop's statements and copies read and write
 // (interval arithmetic over the loops inside, a subscript that is not affine taking its
 // whole dimension). A box larger than the truth can only keep two loops apart. Loops whose
-// bounds are not constants (sizes left symbolic) stay as they are, as do loops of more
-// than kMaxIterations iterations, whose work a hand-off no longer weighs on.
+// bounds are not constants stay as they are, as do loops of more than kMaxIterations
+// iterations, whose work a hand-off no longer weighs on, and every loop of a nest whose
+// sizes are read when it runs: `shapes` are then only an example, and a subscript's
+// offset (`T(i + N - 4)`) or a dimension's extent at other sizes is not known.
 #include <vector>
 
 #include "lang/Sema.h"
@@ -27,8 +29,9 @@ namespace tcs {
 
 // `skipped`: per nest of the root, one the backend does not run (an initialisation it
 // folds into the register tiles: codegen/FoldedInitialisations.h). Such a nest joins
-// nothing and stays where it is, and loops on either side of it may join; the entries of
-// nests joined into an earlier one are erased.
-void join_parallel_loops(const SemaDef& def, const DefShapes& shapes, LoopNest& nest, std::vector<bool>& skipped);
+// nothing, and loops on either side of it may join, the nests between moving in front of
+// the joined loop; `skipped` follows the root's nests as they move and join.
+void join_parallel_loops(const SemaDef& def, const DefShapes& shapes, bool symbolic_sizes, LoopNest& nest,
+                         std::vector<bool>& skipped);
 
 }  // namespace tcs

@@ -58,9 +58,15 @@ LoopNest nest_of(std::vector<std::vector<LoopNode>> bodies, int64_t upper = 7) {
 // Joins with no nest skipped; the loops left at the top.
 size_t joined(const Kernel& k, LoopNest& nest) {
   std::vector<bool> skipped;
-  join_parallel_loops(k.def, k.shapes, nest, skipped);
+  join_parallel_loops(k.def, k.shapes, false, nest, skipped);
   EXPECT_EQ(skipped.size(), nest.root.children.size());
   return nest.root.children.size();
+}
+
+int parallel_loops(const std::string& c) {
+  int count = 0;
+  for (size_t at = c.find("#pragma omp parallel for"); at != std::string::npos; at = c.find("#pragma omp parallel for", at + 1)) ++count;
+  return count;
 }
 
 TEST(JoinParallelLoops, LoopsThatTouchOnlyTheirOwnIterationsElementsJoin) {
@@ -119,21 +125,30 @@ TEST(JoinParallelLoops, OnlyPlainParallelLoopsOverTheSameIterationsJoin) {
   EXPECT_EQ(joined(big, many), 2u);
 }
 
-TEST(JoinParallelLoops, ANestThatDoesNotRunStaysAndIsJoinedAcross) {
+// A nest the backend leaves out (a folded initialisation) is joined across and moves in
+// front of the joined loop, where the C text's note on it still precedes its sums.
+TEST(JoinParallelLoops, ANestThatDoesNotRunIsJoinedAcrossAndMovesInFront) {
   Kernel k;
   LoopNest nest = nest_of({{call(0, c(0))}, {call(0, c(0))}, {call(1, c(0))}});
   std::vector<bool> skipped = {false, true, false};
-  join_parallel_loops(k.def, k.shapes, nest, skipped);
+  join_parallel_loops(k.def, k.shapes, false, nest, skipped);
   ASSERT_EQ(nest.root.children.size(), 2u) << loop_nest_to_string(nest);
-  EXPECT_EQ(skipped, (std::vector<bool>{false, true}));
-  EXPECT_EQ(nest.root.children[0].children.size(), 2u);
-  EXPECT_EQ(nest.root.children[1].children.size(), 1u);  // the skipped one, untouched
+  EXPECT_EQ(skipped, (std::vector<bool>{true, false}));
+  EXPECT_EQ(nest.root.children[0].children.size(), 1u);  // the skipped one, untouched
+  EXPECT_EQ(nest.root.children[1].children.size(), 2u);
+  EXPECT_FALSE(nest.root.children[1].annot.partial_totals);
 }
 
-int parallel_loops(const std::string& c) {
-  int count = 0;
-  for (size_t at = c.find("#pragma omp parallel for"); at != std::string::npos; at = c.find("#pragma omp parallel for", at + 1)) ++count;
-  return count;
+// Sizes read when the kernel runs: the shapes are one example, and T(i + N - 4) reads
+// another iteration's element at other sizes (N = 6: iteration 0 reads what 2 writes).
+TEST(JoinParallelLoops, NothingJoinsWhereTheSizesAreReadWhenTheKernelRuns) {
+  const char* text = "def k(float(N) X) -> (T, O) {\n  T(i) = X(i)\n  T(i) = 2 * X(i) where i in 0:4\n"
+                     "  O(i) = T(i + N - 4) where i in 0:4\n}\n";
+  const char* options = R"({"outerScheduleFusionStrategy": "Min", "cpu": {"vectorize": false}})";
+  testing_support::Built fixed = testing_support::build_and_run(text, {{"N", 4}}, {}, options);
+  EXPECT_EQ(parallel_loops(fixed.c), 1) << fixed.c;  // at N = 4 each reads its own iteration's element
+  testing_support::Built symbolic = testing_support::build_and_run(text, {{"N", 4}}, {}, options, true);
+  EXPECT_EQ(parallel_loops(symbolic.c), 3) << symbolic.c;
 }
 
 // A linear layer's bias and ReLU run in its product's loop over column halves; the

@@ -26,7 +26,7 @@ Expected<CodegenOutput> generate(const CodegenInput& in) {
   // loops that can share one hand-off to the threads (loopnest/JoinParallelLoops.h).
   FoldedInitialisations folds = cpu_folded_initialisations(*in.def, *in.shapes, *in.nest, in.symbolic_sizes);
   LoopNest nest = *in.nest;
-  join_parallel_loops(*in.def, *in.shapes, nest, folds.skipped);
+  join_parallel_loops(*in.def, *in.shapes, in.symbolic_sizes, nest, folds.skipped);
   GeneratedText c = generate_c(*in.def, *in.shapes, nest, &node_lines, in.symbolic_sizes, &folds);
   out.timings.push_back({"c", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()});
   if (wants(in, "c")) out.texts["c"] = c;
