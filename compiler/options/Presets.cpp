@@ -272,13 +272,16 @@ MappingOptions contraction_preset(const SemaDef& def, const SemaStmt& s, const s
     int64_t row = row_tile(extent(L - 2), rows);
     if (row >= extent(L - 2) && extent(L - 1) >= 2 * cache_cols) cache_cols /= 2;
     // Asked to, columns of one tile split into two halves of whole register tiles. Three
-    // register tiles of columns split two to one; the rows then split instead where they
-    // fill two register tiles, each thread copying the whole shared operand for its half:
-    // the bundled 64 x 128 x 96 matmul_transposed_b took 9.7 us on two threads so against
-    // 8.3 (14.4 and 15.2 on one), 128 x 512 x 96 75 against 60 (112 and 119).
+    // register tiles of columns split two to one; the rows then split instead where two
+    // tiles of whole register tiles share them evenly (neither 60 % or more), each thread
+    // copying the whole shared operand for its half: the bundled 64 x 128 x 96
+    // matmul_transposed_b took 9.7 us on two threads so against 8.3 (14.4 and 15.2 on
+    // one), 128 x 512 x 96 75 against 60 (112 and 119). Rows of 16 + 1 would have left one
+    // thread nearly all the work and a whole copy besides.
     else if (columns_per_thread && row >= extent(L - 2) && extent(L - 1) >= 2 * cols && extent(L - 1) <= cache_cols) {
-      if ((extent(L - 1) + cols - 1) / cols == 3 && extent(L - 2) >= 2 * rows)
-        row = (extent(L - 2) + 2 * rows - 1) / (2 * rows) * rows;
+      int64_t half = (extent(L - 2) + 2 * rows - 1) / (2 * rows) * rows;
+      if ((extent(L - 1) + cols - 1) / cols == 3 && half < extent(L - 2) && half * 5 < extent(L - 2) * 3)
+        row = half;
       else
         cache_cols = (extent(L - 1) + 2 * cols - 1) / (2 * cols) * cols;
     }

@@ -184,6 +184,12 @@ def scores(float(N,T,D) Q, float(N,S,D) K) -> (P) {
   EXPECT_GE(odd.tile[1], three) << "every column in one tile";
   ASSERT_EQ(odd.cpu.pack.size(), 1u);
   EXPECT_EQ(odd.cpu.pack[0].depth, 3) << "packed inside the row loop";
+  // Rows that two tiles of whole register tiles cannot share evenly (16 + 1) keep the
+  // columns split.
+  MappingOptions uneven = preset("linear", {{"B", 17}, {"I", 128}, {"O", three}});
+  ASSERT_EQ(uneven.tile.size(), 3u);
+  EXPECT_GE(uneven.tile[0], 17) << "every row in one tile";
+  EXPECT_LT(uneven.tile[1], three) << "two column tiles";
   // A chain whose first product the threads already split by its many columns (each
   // packing its own tiles of W1): the second's copy of W2 is the one to split. Counted as
   // shared, W1 kept the second on one copy: 2t/1t 1.6 at these sizes, 1.9 split.
