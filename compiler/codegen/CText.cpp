@@ -197,6 +197,11 @@ class CWriter {
     std::string pad(size_t(depth) * 2, ' ');
     switch (n.kind) {
       case LoopNode::Kind::Block:
+        // A parallel loop joined into the one around it: a line of its own for the links
+        // between the C, the schedule and the source.
+        if (n.loop_id >= 0)
+          line(pad + "// L" + std::to_string(n.loop_id) + " parallel, joined into the loop above: one hand-off to the threads",
+               LineOrigin{n.loop_id, -1});
         for (const LoopNode& c : n.children) node(c, depth);
         return;
       case LoopNode::Kind::For: {

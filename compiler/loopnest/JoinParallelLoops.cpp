@@ -79,7 +79,12 @@ class Joiner {
           std::rotate(list.begin() + std::ptrdiff_t(k), list.begin() + std::ptrdiff_t(k) + 1, list.begin() + std::ptrdiff_t(next));
           std::rotate(skipped.begin() + std::ptrdiff_t(k), skipped.begin() + std::ptrdiff_t(k) + 1, skipped.begin() + std::ptrdiff_t(next));
           k = next - 1;
-          for (LoopNode& c : list[next].children) list[k].children.push_back(std::move(c));
+          // The joined loop's body as a block that keeps its loop id, for the C text.
+          LoopNode body;
+          body.kind = LoopNode::Kind::Block;
+          body.loop_id = list[next].loop_id;
+          body.children = std::move(list[next].children);
+          list[k].children.push_back(std::move(body));
           list.erase(list.begin() + std::ptrdiff_t(next));
           skipped.erase(skipped.begin() + std::ptrdiff_t(next));
         }

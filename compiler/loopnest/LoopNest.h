@@ -52,7 +52,8 @@ struct LoopNode {
   int iter = -1;
   LExpr init, upper;
   int64_t stride = 1;
-  int loop_id = -1;  // the schedule band member this loop scans
+  int loop_id = -1;  // the schedule band member this loop scans; on a Block, a loop joined
+                     // into the one around it, whose body the block is (JoinParallelLoops.h)
   LoopAnnotation annot;
   // If: the guard; `children` runs when it holds, `else_children` otherwise.
   LExpr cond;

@@ -72,12 +72,17 @@ int parallel_loops(const std::string& c) {
 TEST(JoinParallelLoops, LoopsThatTouchOnlyTheirOwnIterationsElementsJoin) {
   Kernel k;
   LoopNest nest = nest_of({{call(0, c(0))}, {call(1, c(0))}});
+  nest.root.children[1].loop_id = 7;
   ASSERT_EQ(joined(k, nest), 1u) << loop_nest_to_string(nest);
   const LoopNode& f = nest.root.children[0];
   EXPECT_TRUE(f.annot.parallel);
   ASSERT_EQ(f.children.size(), 2u);
   EXPECT_EQ(f.children[0].stmt, 0);  // each iteration runs the first loop's body first
-  EXPECT_EQ(f.children[1].stmt, 1);
+  // then the second's, in a block that keeps that loop's id
+  EXPECT_EQ(f.children[1].kind, Kind::Block);
+  EXPECT_EQ(f.children[1].loop_id, 7);
+  ASSERT_EQ(f.children[1].children.size(), 1u);
+  EXPECT_EQ(f.children[1].children[0].stmt, 1);
 }
 
 TEST(JoinParallelLoops, AReadOfAnotherIterationsWriteKeepsThemApart) {
@@ -165,6 +170,7 @@ TEST(JoinParallelLoops, KernelsRunTheirStatementsInOneHandOffAndMatchTheInterpre
       (std::string(R"({"outerScheduleFusionStrategy": "Min", "tile": [32, 64, 256], )") + product +
        R"(, "pack": [{"tensor": "W", "depth": 3, "order": [1, 0]}]}})").c_str());
   EXPECT_EQ(parallel_loops(linear.c), 1) << linear.c;
+  EXPECT_NE(linear.c.find("parallel, joined into the loop above"), std::string::npos) << "the bias loop's own line";
   testing_support::Built attention = testing_support::build_and_run(R"(
 def attention(float(B,T,D) Q, float(B,S,D) K, float(B,S,D) V) -> (O) {
     Sc(b, t, s) +=!  Q(b, t, d) * K(b, s, d)
