@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "Compiler.h"
+#include "common/HandBuiltNests.h"
 #include "lang/Frontend.h"
 #include "loopnest/EdgeGuards.h"
 #include "runtime/Compare.h"
@@ -19,20 +20,9 @@ namespace {
 using Op = LExpr::Op;
 using Kind = LoopNode::Kind;
 
-// A(i) = X(i) and B(i) = A(i) + 1 over N = 8: S1 reads what S0 writes.
-struct Kernel {
-  std::shared_ptr<CheckedFile> checked = check_source("k.tc", "def f(float(N) X) -> (A, B) {\n  A(i) = X(i)\n  B(i) = A(i) + 1\n}\n");
-  const SemaDef& def = checked->defs.at(0);
-  DefShapes shapes = *shapes_evaluate(def, {{"N", 8}});
-};
+using testing_support::call;
+using Kernel = testing_support::TwoStatements;
 
-LoopNode call(int stmt, LExpr at) {
-  LoopNode n;
-  n.kind = Kind::Call;
-  n.stmt = stmt;
-  n.args = {std::move(at)};
-  return n;
-}
 LoopNode pinned(int64_t at, int stmt) {  // if (c0 == at) S<stmt>(at)
   LoopNode n;
   n.kind = Kind::If;

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "common/CompiledAgainstInterpreter.h"
+#include "common/HandBuiltNests.h"
 #include "loopnest/JoinParallelLoops.h"
 
 namespace tcs {
@@ -14,25 +15,13 @@ namespace {
 using Op = LExpr::Op;
 using Kind = LoopNode::Kind;
 
-// A(i) = X(i) and B(i) = A(i) + 1 over N = 8: S1 reads what S0 writes.
-struct Kernel {
-  std::shared_ptr<CheckedFile> checked = check_source("k.tc", "def f(float(N) X) -> (A, B) {\n  A(i) = X(i)\n  B(i) = A(i) + 1\n}\n");
-  const SemaDef& def = checked->defs.at(0);
-  DefShapes shapes = *shapes_evaluate(def, {{"N", 8}});
-};
+using testing_support::call;
+using Kernel = testing_support::TwoStatements;
 
 LExpr c(int i) { return LExpr::iter(i); }
 LExpr n(int64_t v) { return LExpr::integer(v); }
 LExpr add(LExpr a, LExpr b) { return LExpr::make(Op::Add, {std::move(a), std::move(b)}); }
 LExpr mul(int64_t k, LExpr a) { return LExpr::make(Op::Mul, {n(k), std::move(a)}); }
-
-LoopNode call(int stmt, LExpr at) {
-  LoopNode x;
-  x.kind = Kind::Call;
-  x.stmt = stmt;
-  x.args = {std::move(at)};
-  return x;
-}
 
 LoopNode loop(int iter, LExpr init, LExpr upper, std::vector<LoopNode> body, bool parallel) {
   LoopNode f;
