@@ -148,10 +148,8 @@ bool tile_bounds(const LExpr& init, const LExpr& upper, const std::vector<const 
 // The values `e` takes while the loops `reds` run, when their bounds are constants.
 std::optional<std::pair<int64_t, int64_t>> over_reductions(const LExpr& e, const std::vector<const LoopNode*>& reds) {
   std::map<int, std::pair<int64_t, int64_t>> ranges;
-  for (const LoopNode* r : reds) {
-    auto lo = value_range(r->init, ranges), hi = value_range(r->upper, ranges);
-    if (lo && hi) ranges[r->iter] = {lo->first, hi->second};
-  }
+  for (const LoopNode* r : reds)
+    if (auto values = iterator_range(*r, ranges)) ranges[r->iter] = *values;
   return value_range(e, ranges);
 }
 

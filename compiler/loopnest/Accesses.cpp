@@ -6,6 +6,21 @@ namespace tcs {
 
 namespace {
 
+void reads(const ast::Expr& e, const SemaStmt& st, std::vector<TensorAccess>& out) {
+  if ((e.kind == ast::ExprKind::Access || e.kind == ast::ExprKind::Name) && e.ref == ast::NameRef::Tensor && e.ref_id >= 0) {
+    TensorAccess r;
+    r.tensor = e.ref_id;
+    for (const auto& arg : e.args) {
+      SubscriptForm f;
+      for (const AccessConstraint& c : st.constraints)
+        if (c.subscript == arg.get() && c.affine && !c.data_dependent) f = {true, c.coefs, c.rest};
+      r.subscripts.push_back(std::move(f));
+    }
+    out.push_back(std::move(r));
+  }
+  for (const auto& a : e.args) reads(*a, st, out);
+}
+
 struct Enclosing {
   int loop_id, iter;
 };
@@ -29,35 +44,12 @@ class AccessWalker {
   }
 
   void call(const LoopNode& n) {
-    const PolyStmt& ps = nest_.stmts[size_t(n.stmt)];
-    const SemaStmt& st = def_.stmts[size_t(ps.source_stmt)];
     StatementAccesses s;
     s.stmt = n.stmt;
-    s.source_stmt = ps.source_stmt;
+    s.source_stmt = nest_.stmts[size_t(n.stmt)].source_stmt;
     for (const Enclosing& e : loops_) s.loops.push_back(e.loop_id);
-    // The write: the left-hand side's subscripts are its indices.
-    TensorAccess w;
-    w.tensor = st.lhs_tensor;
-    w.write = true;
-    for (int i = 0; i < st.lhs_rank; ++i) w.subscripts.push_back({true, {{i, 1}}});
-    s.accesses.push_back(finish(std::move(w), n));
-    if (!ps.is_init) reads(st.value(), st, n, s);
+    for (TensorAccess& a : statement_accesses(def_, nest_.stmts[size_t(n.stmt)])) s.accesses.push_back(finish(std::move(a), n));
     out_.push_back(std::move(s));
-  }
-
-  void reads(const ast::Expr& e, const SemaStmt& st, const LoopNode& n, StatementAccesses& s) {
-    if ((e.kind == ast::ExprKind::Access || e.kind == ast::ExprKind::Name) && e.ref == ast::NameRef::Tensor && e.ref_id >= 0) {
-      TensorAccess r;
-      r.tensor = e.ref_id;
-      for (const auto& arg : e.args) {
-        SubscriptForm f;
-        for (const AccessConstraint& c : st.constraints)
-          if (c.subscript == arg.get() && c.affine && !c.data_dependent) f = {true, c.coefs};
-        r.subscripts.push_back(std::move(f));
-      }
-      s.accesses.push_back(finish(std::move(r), n));
-    }
-    for (const auto& a : e.args) reads(*a, st, n, s);
   }
 
   // Strides: d(address)/d(loop) = sum over dimensions of stride(dim) * sum over the
@@ -94,6 +86,19 @@ class AccessWalker {
 };
 
 }  // namespace
+
+std::vector<TensorAccess> statement_accesses(const SemaDef& def, const PolyStmt& ps) {
+  const SemaStmt& st = def.stmts[size_t(ps.source_stmt)];
+  std::vector<TensorAccess> out;
+  // The write: the left-hand side's subscripts are its indices.
+  TensorAccess w;
+  w.tensor = st.lhs_tensor;
+  w.write = true;
+  for (int i = 0; i < st.lhs_rank; ++i) w.subscripts.push_back({true, {{i, 1}}, {}});
+  out.push_back(std::move(w));
+  if (!ps.is_init) reads(st.value(), st, out);
+  return out;
+}
 
 std::vector<StatementAccesses> loop_nest_accesses(const SemaDef& def, const DefShapes& shapes, const LoopNest& nest) {
   return AccessWalker(def, shapes, nest).run();

@@ -17,6 +17,7 @@ namespace tcs {
 struct SubscriptForm {
   bool affine = false;  // false: data-dependent or not affine (strides are then unknown)
   std::vector<std::pair<int, int64_t>> coefs;  // (statement index, coefficient)
+  SymExpr rest;  // the part over sizes: subscript = sum coef * index + rest
 };
 
 struct LoopStride {
@@ -37,6 +38,10 @@ struct StatementAccesses {
   std::vector<int> loops;  // loop ids of the enclosing loops, outer first
   std::vector<TensorAccess> accesses;  // the write first, then reads in source order
 };
+
+// What polyhedral statement `ps` writes and reads (an initialisation: writes only), in
+// the order of StatementAccesses::accesses, without strides.
+std::vector<TensorAccess> statement_accesses(const SemaDef& def, const PolyStmt& ps);
 
 // One entry per statement call in the nest, in the nest's order.
 std::vector<StatementAccesses> loop_nest_accesses(const SemaDef& def, const DefShapes& shapes, const LoopNest& nest);

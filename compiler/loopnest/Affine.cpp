@@ -148,6 +148,13 @@ std::optional<std::pair<int64_t, int64_t>> value_range(const LExpr& e,
   }
 }
 
+std::optional<std::pair<int64_t, int64_t>> iterator_range(const LoopNode& n,
+                                                          const std::map<int, std::pair<int64_t, int64_t>>& ranges) {
+  auto lo = value_range(n.init, ranges), hi = value_range(n.upper, ranges);
+  if (!lo || !hi) return std::nullopt;
+  return std::pair{lo->first, hi->second};
+}
+
 std::optional<TileBound> split_tile_bound(const LExpr& init, const LExpr& upper) {
   if (upper.op != LExpr::Op::Min) return std::nullopt;
   for (int i = 0; i < 2; ++i)

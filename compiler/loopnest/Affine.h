@@ -22,6 +22,12 @@ std::optional<int64_t> iter_coefficient(const LExpr& e, int iter);
 std::optional<std::pair<int64_t, int64_t>> value_range(const LExpr& e,
                                                        const std::map<int, std::pair<int64_t, int64_t>>& ranges);
 
+// The values loop `n`'s iterator takes when the iterators in `ranges` take theirs (its
+// least start to its greatest end; empty when the start can exceed the end throughout:
+// first > second); nullopt when value_range cannot bound its init or upper.
+std::optional<std::pair<int64_t, int64_t>> iterator_range(const LoopNode& n,
+                                                          const std::map<int, std::pair<int64_t, int64_t>>& ranges);
+
 // Whether `e` moves with one of `loops` (mentions its iterator other than times zero).
 bool moves_with(const LExpr& e, const std::vector<const LoopNode*>& loops);
 

@@ -5,6 +5,7 @@
 #include <optional>
 #include <utility>
 
+#include "loopnest/Accesses.h"
 #include "loopnest/Affine.h"
 
 namespace tcs {
@@ -57,7 +58,9 @@ bool plain_parallel(const LoopNode& n) {
 class Joiner {
  public:
   Joiner(const SemaDef& def, const DefShapes& shapes, LoopNest& nest, std::vector<bool>& skipped)
-      : def_(def), shapes_(shapes), nest_(nest), skipped_(skipped) {}
+      : shapes_(shapes), nest_(nest), skipped_(skipped) {
+    for (const PolyStmt& ps : nest.stmts) accesses_.push_back(statement_accesses(def, ps));
+  }
 
   void run() {
     Ranges outer;
@@ -92,9 +95,9 @@ class Joiner {
       }
       LoopNode& n = list[k];
       if (n.kind == LoopNode::Kind::For) {
-        auto lo = value_range(n.init, outer), hi = value_range(n.upper, outer);
-        if (!lo || !hi) continue;
-        outer[n.iter] = {lo->first, hi->second};
+        std::optional<Interval> values = iterator_range(n, outer);
+        if (!values) continue;
+        outer[n.iter] = *values;
         join(n.children, outer, false);
         outer.erase(n.iter);
         continue;
@@ -148,10 +151,10 @@ class Joiner {
     };
     switch (n.kind) {
       case LoopNode::Kind::For: {
-        auto lo = value_range(n.init, ranges), hi = value_range(n.upper, ranges);
-        if (!lo || !hi) return false;
-        if (lo->first > hi->second) return true;  // never runs
-        ranges[n.iter] = {lo->first, hi->second};
+        std::optional<Interval> values = iterator_range(n, ranges);
+        if (!values) return false;
+        if (values->first > values->second) return true;  // never runs
+        ranges[n.iter] = *values;
         bool known = all(n.children);
         ranges.erase(n.iter);
         return known;
@@ -177,44 +180,33 @@ class Joiner {
   }
 
   bool call(const LoopNode& n, const Ranges& ranges, Footprint& f) {
-    const PolyStmt& ps = nest_.stmts[size_t(n.stmt)];
-    const SemaStmt& st = def_.stmts[size_t(ps.source_stmt)];
     std::vector<Interval> index;
     for (const LExpr& a : n.args) {
       std::optional<Interval> r = value_range(a, ranges);
       if (!r) return false;
       index.push_back(*r);
     }
-    if (index.size() < size_t(st.lhs_rank)) return false;
-    cover(f.writes, st.lhs_tensor, Box(index.begin(), index.begin() + st.lhs_rank));
-    if (!ps.is_init) reads(st.value(), st, index, f);
-    return true;
-  }
-
-  void reads(const ast::Expr& e, const SemaStmt& st, const std::vector<Interval>& index, Footprint& f) {
-    if ((e.kind == ast::ExprKind::Access || e.kind == ast::ExprKind::Name) && e.ref == ast::NameRef::Tensor && e.ref_id >= 0) {
-      const TensorShape& shape = shapes_.tensors[size_t(e.ref_id)];
+    for (const TensorAccess& a : accesses_[size_t(n.stmt)]) {
+      const TensorShape& shape = shapes_.tensors[size_t(a.tensor)];
       Box box;
       for (size_t d = 0; d < shape.extent.size(); ++d) {
         int64_t min = d < shape.min.size() ? shape.min[d] : 0;
         Interval at{min, min + shape.extent[d] - 1};  // the whole dimension unless known
-        if (d < e.args.size())
-          for (const AccessConstraint& c : st.constraints)
-            if (c.subscript == e.args[d].get() && c.affine && !c.data_dependent)
-              if (std::optional<Interval> s = subscript(c, index)) at = *s;
+        if (d < a.subscripts.size() && a.subscripts[d].affine)
+          if (std::optional<Interval> s = subscript(a.subscripts[d], index)) at = *s;
         box.push_back(at);
       }
-      cover(f.reads, e.ref_id, box);
+      cover(a.write ? f.writes : f.reads, a.tensor, box);
     }
-    for (const auto& a : e.args) reads(*a, st, index, f);
+    return true;
   }
 
   // sum coef * index + rest over the indices' intervals.
-  std::optional<Interval> subscript(const AccessConstraint& c, const std::vector<Interval>& index) const {
-    std::optional<int64_t> rest = c.rest.eval(shapes_.sizes);
+  std::optional<Interval> subscript(const SubscriptForm& form, const std::vector<Interval>& index) const {
+    std::optional<int64_t> rest = form.rest.eval(shapes_.sizes);
     if (!rest) return std::nullopt;
     Interval r{*rest, *rest};
-    for (const auto& [i, coef] : c.coefs) {
+    for (const auto& [i, coef] : form.coefs) {
       if (i < 0 || size_t(i) >= index.size()) return std::nullopt;
       int64_t x = coef * index[size_t(i)].first, y = coef * index[size_t(i)].second;
       r.first += std::min(x, y);
@@ -223,10 +215,10 @@ class Joiner {
     return r;
   }
 
-  const SemaDef& def_;
   const DefShapes& shapes_;
   LoopNest& nest_;
   std::vector<bool>& skipped_;
+  std::vector<std::vector<TensorAccess>> accesses_;  // by LoopNest::stmts index
 };
 
 }  // namespace
