@@ -1,12 +1,11 @@
 #include "loopnest/JoinParallelLoops.h"
 
 #include <algorithm>
-#include <map>
 #include <optional>
 #include <utility>
 
-#include "loopnest/Accesses.h"
 #include "loopnest/Affine.h"
+#include "loopnest/Footprints.h"
 
 namespace tcs {
 namespace {
@@ -14,34 +13,6 @@ namespace {
 // Past this many iterations a hand-off weighs little against a loop's work, and the
 // check, which compares every pair of iterations, would grow with their square.
 constexpr int64_t kMaxIterations = 256;
-
-using Interval = std::pair<int64_t, int64_t>;
-using Ranges = std::map<int, Interval>;  // iterator -> its values
-using Box = std::vector<Interval>;       // one interval per tensor dimension
-
-// What one iteration of a loop touches: per tensor, a box around the elements.
-struct Footprint {
-  std::map<int, Box> reads, writes;
-};
-
-void cover(std::map<int, Box>& boxes, int tensor, const Box& box) {
-  auto [it, fresh] = boxes.emplace(tensor, box);
-  if (fresh) return;
-  for (size_t d = 0; d < box.size(); ++d)
-    it->second[d] = {std::min(it->second[d].first, box[d].first), std::max(it->second[d].second, box[d].second)};
-}
-
-bool meet(const Box& a, const Box& b) {
-  for (size_t d = 0; d < a.size() && d < b.size(); ++d)
-    if (a[d].second < b[d].first || b[d].second < a[d].first) return false;
-  return true;
-}
-
-bool meet(const std::map<int, Box>& a, const std::map<int, Box>& b) {
-  for (const auto& [tensor, box] : a)
-    if (auto it = b.find(tensor); it != b.end() && meet(box, it->second)) return true;
-  return false;
-}
 
 // Neither writes what the other reads or writes.
 bool apart(const Footprint& a, const Footprint& b) {
@@ -58,9 +29,7 @@ bool plain_parallel(const LoopNode& n) {
 class Joiner {
  public:
   Joiner(const SemaDef& def, const DefShapes& shapes, LoopNest& nest, std::vector<bool>& skipped)
-      : shapes_(shapes), nest_(nest), skipped_(skipped) {
-    for (const PolyStmt& ps : nest.stmts) accesses_.push_back(statement_accesses(def, ps));
-  }
+      : nest_(nest), skipped_(skipped), reader_(def, shapes, nest) {}
 
   void run() {
     Ranges outer;
@@ -73,12 +42,19 @@ class Joiner {
     std::vector<bool> none(list.size(), false);
     std::vector<bool>& skipped = top ? skipped_ : none;
     for (size_t k = 0; k < list.size(); ++k) {
-      if (plain_parallel(list[k]) && !skipped[k]) {
+      // A copy in front of a parallel loop (a pack at depth 0) holds that loop: the loops
+      // after it join into it there, the buffer living on until they end.
+      const bool packed = list[k].kind == LoopNode::Kind::Pack && !nest_.packs[size_t(list[k].pack)].local;
+      if (packed) join(list[k].children, outer, false);
+      if (!skipped[k] && target(list[k])) {
         // Nests that do not run stand between nothing. Those joined across move in front of
         // the joined loop, so that the C text's note on each still comes before its sums.
         for (size_t next = k + 1;; next = k + 1) {
           while (next < list.size() && skipped[next]) ++next;
-          if (next == list.size() || !joinable(list[k], list[next], outer)) break;
+          if (next == list.size() || !joinable(*target(list[k]), list[next], outer)) break;
+          // The loops below a copy read its buffer in place of the tensor: one that joins
+          // the copy's loop must not touch that tensor.
+          if (packed && touches(list[next], nest_.packs[size_t(list[k].pack)].tensor)) break;
           std::rotate(list.begin() + std::ptrdiff_t(k), list.begin() + std::ptrdiff_t(k) + 1, list.begin() + std::ptrdiff_t(next));
           std::rotate(skipped.begin() + std::ptrdiff_t(k), skipped.begin() + std::ptrdiff_t(k) + 1, skipped.begin() + std::ptrdiff_t(next));
           k = next - 1;
@@ -87,12 +63,13 @@ class Joiner {
           body.kind = LoopNode::Kind::Block;
           body.loop_id = list[next].loop_id;
           body.children = std::move(list[next].children);
-          list[k].children.push_back(std::move(body));
+          target(list[k])->children.push_back(std::move(body));
           list.erase(list.begin() + std::ptrdiff_t(next));
           skipped.erase(skipped.begin() + std::ptrdiff_t(next));
         }
         continue;  // loops inside a parallel one run on its thread
       }
+      if (packed) continue;
       LoopNode& n = list[k];
       if (n.kind == LoopNode::Kind::For) {
         std::optional<Interval> values = iterator_range(n, outer);
@@ -107,18 +84,36 @@ class Joiner {
     }
   }
 
+  // The parallel loop that loops after `n` may join: n itself, or the last loop inside a
+  // copy; null where there is none.
+  LoopNode* target(LoopNode& n) const {
+    if (plain_parallel(n)) return &n;
+    if (n.kind == LoopNode::Kind::Pack && !nest_.packs[size_t(n.pack)].local && !n.children.empty() &&
+        plain_parallel(n.children.back()))
+      return &n.children.back();
+    return nullptr;
+  }
+
+  // Whether a statement called below `n` reads or writes tensor `t`.
+  bool touches(const LoopNode& n, int t) const {
+    for (int s : calls_below(n))
+      for (const TensorAccess& a : reader_.accesses(s))
+        if (a.tensor == t) return true;
+    return false;
+  }
+
   // Same bounds, as constants, and no iteration of one touching what another iteration
   // of the other writes.
   bool joinable(const LoopNode& a, const LoopNode& b, const Ranges& outer) {
     if (!plain_parallel(b) || a.iter != b.iter || a.stride != b.stride || a.stride <= 0 || a.annot.unroll != b.annot.unroll ||
         a.annot.fetch_ahead != b.annot.fetch_ahead)
       return false;
-    std::optional<int64_t> first = constant(a.init, outer), last = constant(a.upper, outer);
-    if (!first || !last || first != constant(b.init, outer) || last != constant(b.upper, outer)) return false;
+    std::optional<int64_t> first = constant_value(a.init, outer), last = constant_value(a.upper, outer);
+    if (!first || !last || first != constant_value(b.init, outer) || last != constant_value(b.upper, outer)) return false;
     if (*last < *first || (*last - *first) / a.stride + 1 > kMaxIterations) return false;
     std::vector<Footprint> fa, fb;
     for (int64_t v = *first; v <= *last; v += a.stride) {
-      std::optional<Footprint> x = footprint(a, v, outer), y = footprint(b, v, outer);
+      std::optional<Footprint> x = reader_.iteration(a, v, outer), y = reader_.iteration(b, v, outer);
       if (!x || !y) return false;
       fa.push_back(std::move(*x));
       fb.push_back(std::move(*y));
@@ -129,96 +124,9 @@ class Joiner {
     return true;
   }
 
-  static std::optional<int64_t> constant(const LExpr& e, const Ranges& outer) {
-    std::optional<Interval> r = value_range(e, outer);
-    if (!r || r->first != r->second) return std::nullopt;
-    return r->first;
-  }
-
-  // What the body of `loop` touches when its iterator is `value`; nullopt where a bound or
-  // an index is not a known range.
-  std::optional<Footprint> footprint(const LoopNode& loop, int64_t value, Ranges ranges) {
-    ranges[loop.iter] = {value, value};
-    Footprint f;
-    for (const LoopNode& c : loop.children)
-      if (!walk(c, ranges, f)) return std::nullopt;
-    return f;
-  }
-
-  bool walk(const LoopNode& n, Ranges& ranges, Footprint& f) {
-    auto all = [&](const std::vector<LoopNode>& list) {
-      return std::all_of(list.begin(), list.end(), [&](const LoopNode& c) { return walk(c, ranges, f); });
-    };
-    switch (n.kind) {
-      case LoopNode::Kind::For: {
-        std::optional<Interval> values = iterator_range(n, ranges);
-        if (!values) return false;
-        if (values->first > values->second) return true;  // never runs
-        ranges[n.iter] = *values;
-        bool known = all(n.children);
-        ranges.erase(n.iter);
-        return known;
-      }
-      case LoopNode::Kind::Pack: {
-        // A copy reads its box of the tensor; a local part is written and read in place of it.
-        const PackSite& p = nest_.packs[size_t(n.pack)];
-        Box box;
-        for (size_t d = 0; d < p.offset.size(); ++d) {
-          std::optional<Interval> o = value_range(p.offset[d], ranges);
-          if (!o) return false;
-          box.push_back({o->first, o->second + p.size[d] - 1});
-        }
-        cover(f.reads, p.tensor, box);
-        if (p.local) cover(f.writes, p.tensor, box);
-        return all(n.children);
-      }
-      case LoopNode::Kind::Call: return call(n, ranges, f);
-      case LoopNode::Kind::If:
-      case LoopNode::Kind::Block: return all(n.children) && all(n.else_children);
-    }
-    return false;
-  }
-
-  bool call(const LoopNode& n, const Ranges& ranges, Footprint& f) {
-    std::vector<Interval> index;
-    for (const LExpr& a : n.args) {
-      std::optional<Interval> r = value_range(a, ranges);
-      if (!r) return false;
-      index.push_back(*r);
-    }
-    for (const TensorAccess& a : accesses_[size_t(n.stmt)]) {
-      const TensorShape& shape = shapes_.tensors[size_t(a.tensor)];
-      Box box;
-      for (size_t d = 0; d < shape.extent.size(); ++d) {
-        int64_t min = d < shape.min.size() ? shape.min[d] : 0;
-        Interval at{min, min + shape.extent[d] - 1};  // the whole dimension unless known
-        if (d < a.subscripts.size() && a.subscripts[d].affine)
-          if (std::optional<Interval> s = subscript(a.subscripts[d], index)) at = *s;
-        box.push_back(at);
-      }
-      cover(a.write ? f.writes : f.reads, a.tensor, box);
-    }
-    return true;
-  }
-
-  // sum coef * index + rest over the indices' intervals.
-  std::optional<Interval> subscript(const SubscriptForm& form, const std::vector<Interval>& index) const {
-    std::optional<int64_t> rest = form.rest.eval(shapes_.sizes);
-    if (!rest) return std::nullopt;
-    Interval r{*rest, *rest};
-    for (const auto& [i, coef] : form.coefs) {
-      if (i < 0 || size_t(i) >= index.size()) return std::nullopt;
-      int64_t x = coef * index[size_t(i)].first, y = coef * index[size_t(i)].second;
-      r.first += std::min(x, y);
-      r.second += std::max(x, y);
-    }
-    return r;
-  }
-
-  const DefShapes& shapes_;
   LoopNest& nest_;
   std::vector<bool>& skipped_;
-  std::vector<std::vector<TensorAccess>> accesses_;  // by LoopNest::stmts index
+  FootprintReader reader_;
 };
 
 }  // namespace

@@ -11,14 +11,17 @@
 // time on two threads. Each thread still runs the iterations it ran before, in the same
 // order for each statement, so results are the same bit for bit.
 //
-// The check is made per iteration, on boxes: for each value of the loop's iterator, the
-// box of elements of each tensor that each loop's statements and copies read and write
-// (interval arithmetic over the loops inside, a subscript that is not affine taking its
-// whole dimension). A box larger than the truth can only keep two loops apart. Loops whose
-// bounds are not constants stay as they are, as do loops of more than kMaxIterations
+// The check is made per iteration, on boxes (loopnest/Footprints.h): for each value of
+// the loop's iterator, the box of elements of each tensor that each loop's statements and
+// copies read and write. A box larger than the truth can only keep two loops apart. Loops
+// whose bounds are not constants stay as they are, as do loops of more than kMaxIterations
 // iterations, whose work a hand-off no longer weighs on, and every loop of a nest whose
 // sizes are read when it runs: `shapes` are then only an example, and a subscript's
 // offset (`T(i + N - 4)`) or a dimension's extent at other sizes is not known.
+//
+// A copy made once in front of a parallel loop (a pack at depth 0: kru3's W2) holds the
+// loops that join that loop, its buffer living on until they end, unless one of them
+// touches the copied tensor, which the buffer would then stand in for.
 #include <vector>
 
 #include "lang/Sema.h"

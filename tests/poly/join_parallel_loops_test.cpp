@@ -101,6 +101,22 @@ TEST(JoinParallelLoops, BlocksJoinOnlyWhereTheyMeetNoOtherBlock) {
   EXPECT_EQ(joined(k, shifted), 2u) << loop_nest_to_string(shifted);
 }
 
+// A full tile's test keeps its index in range (c1 = 0 below): read past it, each half's
+// loop would run on into the next half and, across the tensor's end, touch all of it.
+TEST(JoinParallelLoops, AGuardNarrowsTheIndicesItsBodyTouches) {
+  Kernel k;
+  auto half = [&](int stmt) {
+    LoopNode guard;
+    guard.kind = Kind::If;
+    guard.cond = LExpr::make(Op::Ge, {n(0), c(1)});
+    guard.children = {loop(2, n(0), n(3), {call(stmt, add(add(mul(4, c(0)), mul(4, c(1))), c(2)))}, false)};
+    return std::vector<LoopNode>{loop(1, n(0), n(1), {guard}, false)};
+  };
+  LoopNest nest = nest_of({half(0), half(1)}, 1);
+  nest.iter_names = {"c0", "c1", "c2"};
+  EXPECT_EQ(joined(k, nest), 1u) << loop_nest_to_string(nest);
+}
+
 TEST(JoinParallelLoops, OnlyPlainParallelLoopsOverTheSameIterationsJoin) {
   Kernel k;
   LoopNest other_bounds = nest_of({{call(0, c(0))}, {call(1, c(0))}});
