@@ -268,6 +268,7 @@ Status emit_object(const llvm::Module& module, const CpuCodegenRequest& req, Cpu
   // The extensions a build checks before it links the object (ObjectCode::cpu_features):
   // those of codegen/X86Extensions.h this target machine has.
   result.object.cpu = cpu;
+  result.object.local_temporaries = local_temporaries(*req.nest);
   if (llvm::Triple(triple).isX86())  // elsewhere these names mean nothing (and LLVM would warn)
     for (const X86Extension& e : kX86Extensions)
       if (tm->getMCSubtargetInfo()->checkFeatures("+" + std::string(e.name))) result.object.cpu_features.emplace_back(e.name);

@@ -386,7 +386,7 @@ Expected<Bundle> export_bundle(const KernelSetup& setup, const MappingOptions& o
   KernelLayout layout = kernel_layout(def, setup.shapes, settings.symbolic_sizes);
   Bundle b;
   b.kernel = def.name;
-  b.files.push_back({def.name + ".h", header(def, layout, setup.shapes, source, guard, local_temporaries(compiled->lowering.nest))});
+  b.files.push_back({def.name + ".h", header(def, layout, setup.shapes, source, guard, compiled->object.local_temporaries)});
   b.files.push_back({def.name + ".c", compiled->text("c").text});
   b.files.push_back({def.name + ".o", compiled->object.bytes});
   b.files.push_back({def.name + "_object.c", object_glue(def, settings.symbolic_sizes, compiled->object.builtins)});

@@ -87,6 +87,10 @@ struct PolyStmt {
 // enclosing loops), laid out in the buffer with the dimensions in `order` (outermost
 // first; empty: the tensor's order), each contiguous in the last of them. Elements outside
 // the tensor are not copied; nothing reads them.
+// The most bytes a local temporary's buffer takes (PackSite::local): each thread's stack
+// holds it.
+constexpr int64_t kMaxLocalBufferBytes = int64_t(1) << 20;
+
 struct PackSite {
   int tensor = -1;  // SemaDef::tensors index
   std::string name;  // the tensor's name
@@ -142,6 +146,10 @@ struct LoopNest {
   // non-temporal stores where a vector store is aligned to its width, when every such
   // output starts on a cache line (a second copy of the code runs otherwise).
   bool stream_outputs = false;
+  // The temporaries (SemaDef::tensors indices) every read of which finds an element
+  // written before it: a buffer of its own that starts with anything may hold one. Found
+  // by the CPU target's local pass (poly/LocalTemporaries.cpp), from the def alone.
+  std::vector<int> fed_temporaries;
 };
 
 // Pseudo-C, for --emit ast and tests. Everything code generation reads from the nest is

@@ -278,6 +278,7 @@ LoopNest build_loop_nest(PolyJob& job) {
   LoopNest nest;
   nest.stmts = job.stmts;
   nest.params = job.def.size_params;
+  nest.fed_temporaries = job.fed_temporaries;
   isl::schedule s = split_bands(drop_single_valued(job, job.schedule.root())).schedule();
   AstConverter converter(job, nest);
   PackBoxes packs{job, converter, std::nullopt};

@@ -12,8 +12,6 @@
 namespace tcs::poly {
 namespace {
 
-constexpr int64_t kMaxLocalBytes = int64_t(1) << 20;
-
 // Whether every element some read of the temporary finds was written before, in textual
 // order: a read with no such write sees the zeros the full-size tensor starts with, which
 // a stack buffer would not have.
@@ -39,7 +37,7 @@ bool private_to_iteration(const PolyJob& job, int t, const isl::union_map& prefi
   int64_t bytes = scalar_type_bytes(job.def.tensors[size_t(t)].type);
   for (int d = 0, n = int(isl_multi_val_size(size.get())); d < n; ++d) {
     bytes *= isl_val_get_num_si(isl::manage(isl_multi_val_get_at(size.get(), d)).get());
-    if (bytes > kMaxLocalBytes) return false;
+    if (bytes > kMaxLocalBufferBytes) return false;
   }
   return true;
 }
@@ -83,6 +81,7 @@ void localize_temporaries(PolyJob& job) {
     const std::string& name = job.def.tensors[t].name;
     isl::union_map reads = accesses_of(job.reads, name), writes = accesses_of(job.writes, name);
     if (writes.is_empty() || !written_before_read(job, reads, writes)) continue;
+    job.fed_temporaries.push_back(int(t));
     bool placed = false;
     isl::union_map accesses = reads.unite(writes);
     job.schedule = place(job, int(t), accesses, accesses.domain(), job.schedule.root(), placed).schedule();

@@ -39,7 +39,8 @@ void pack_tensors(PolyJob& job);
 // local (CPU target). Reads: schedule, reads, writes, the initial schedule, loops,
 // context. Changes: schedule (a local pack<k> mark inside the outermost band that loops,
 // whose iterations each touch their own part of a temporary, written before it is read),
-// packs (the local requests).
+// packs (the local requests), fed_temporaries (those written before they are read, which
+// the CPU target may still keep local once it joins their loops: loopnest/PrivateTemporaries.h).
 void localize_temporaries(PolyJob& job);
 // ast (poly/PolyJob.h build_loop_nest). Reads: schedule, loops, context. Builds the
 // LoopNest from isl's AST of a copy of the schedule without the band members that scan one

@@ -89,6 +89,9 @@ struct PolyJob {
     bool local = false;  // a temporary kept in the buffer alone (poly/LocalTemporaries.cpp)
   };
   std::vector<Pack> packs;
+  // The temporaries every read of which finds an element written before it, in textual
+  // order (poly/LocalTemporaries.cpp): a buffer that starts with anything may hold them.
+  std::vector<int> fed_temporaries;
   // Per source statement, the options its loops take: `options`, or with its own fields
   // from options.statements (validated before the job starts).
   std::vector<MappingOptions> statement_options;

@@ -6,6 +6,7 @@
 #include "codegen/CText.h"
 #include "codegen/CpuKernel.h"
 #include "loopnest/JoinParallelLoops.h"
+#include "loopnest/PrivateTemporaries.h"
 
 namespace tcs {
 
@@ -23,10 +24,13 @@ Expected<CodegenOutput> generate(const CodegenInput& in) {
   std::map<const LoopNode*, int> node_lines;
   auto t0 = std::chrono::steady_clock::now();
   // First which initialisations the register tiles make unnecessary, then the parallel
-  // loops that can share one hand-off to the threads (loopnest/JoinParallelLoops.h).
+  // loops that can share one hand-off to the threads (loopnest/JoinParallelLoops.h), then
+  // the temporaries each iteration of such a loop keeps to itself
+  // (loopnest/PrivateTemporaries.h).
   FoldedInitialisations folds = cpu_folded_initialisations(*in.def, *in.shapes, *in.nest, in.symbolic_sizes);
   LoopNest nest = *in.nest;
   join_parallel_loops(*in.def, *in.shapes, in.symbolic_sizes, nest, folds.skipped);
+  keep_private_temporaries(*in.def, *in.shapes, in.symbolic_sizes, nest, folds.skipped);
   GeneratedText c = generate_c(*in.def, *in.shapes, nest, &node_lines, in.symbolic_sizes, &folds);
   out.timings.push_back({"c", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()});
   if (wants(in, "c")) out.texts["c"] = c;
