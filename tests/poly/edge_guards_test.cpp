@@ -4,10 +4,8 @@
 // variance's initialisation inside the row loop.
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <sstream>
-
 #include "Compiler.h"
+#include "common/ExampleText.h"
 #include "common/HandBuiltNests.h"
 #include "lang/Frontend.h"
 #include "loopnest/EdgeGuards.h"
@@ -95,12 +93,7 @@ TEST(EdgeGuards, AnUnknownTripCountKeepsTheMovedWorkUnderTheLoopsCondition) {
   EXPECT_EQ(guard.cond.op, Op::Le) << text(nest);
 }
 
-std::string example(const std::string& name) {
-  std::ifstream in(std::string(TCS_EXAMPLES_DIR) + "/" + name);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using testing_support::example;
 
 // Max fusion puts layernorm's centring and its variance's sum in one row loop; the
 // variance's initialisation goes in front of it, and the kernel still computes what the

@@ -5,10 +5,8 @@
 // compiles the same loops.
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <sstream>
-
 #include "common/CompiledAgainstInterpreter.h"
+#include "common/ExampleText.h"
 
 namespace tcs {
 namespace {
@@ -26,12 +24,7 @@ bool kept(const Built& b, const std::string& tensor) {
   return b.c.find("(void)" + tensor + ";  // kept in local buffers") != std::string::npos;
 }
 
-std::string example(const std::string& name) {
-  std::ifstream in(std::string(TCS_EXAMPLES_DIR) + "/" + name);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using testing_support::example;
 
 // kru3's three contractions, each its own nest tiled for its shape, the first behind a
 // copy of W2 made once: one loop over the rows M, each row's XW2 and XW1 its own.

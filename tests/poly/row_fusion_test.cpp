@@ -9,12 +9,12 @@
 #include <cmath>
 #include <map>
 #include <regex>
-#include <fstream>
 #include <set>
 #include <sstream>
 
 #include "Compiler.h"
 #include "codegen/CpuKernel.h"
+#include "common/ExampleText.h"
 #include "lang/Frontend.h"
 #include "loopnest/StatementGraph.h"
 #include "runtime/Compare.h"
@@ -71,12 +71,7 @@ void expect_matches_interpreter(const Built& b, const std::string& what) {
   expect_matches_interpreter(b, *inputs, what);
 }
 
-std::string example(const std::string& name) {
-  std::ifstream in(std::string(TCS_EXAMPLES_DIR) + "/" + name);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using testing_support::example;
 
 // The loops at the top of the nest, and the temporaries kept in local buffers.
 size_t top_loops(const CompileResult& r) {
