@@ -81,6 +81,13 @@ FootprintReader::FootprintReader(const SemaDef& def, const DefShapes& shapes, co
   for (const PolyStmt& ps : nest.stmts) accesses_.push_back(statement_accesses(def, ps));
 }
 
+bool FootprintReader::touches(const LoopNode& n, int t) const {
+  for (int s : calls_below(n))
+    for (const TensorAccess& a : accesses_[size_t(s)])
+      if (a.tensor == t) return true;
+  return false;
+}
+
 std::optional<Footprint> FootprintReader::iteration(const LoopNode& loop, int64_t value, Ranges outer) const {
   outer[loop.iter] = {value, value};
   Footprint f;

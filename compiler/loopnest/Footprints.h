@@ -40,8 +40,8 @@ class FootprintReader {
   // What the body of `loop` touches when its iterator is `value` and the loops around it
   // take the values in `outer`; nullopt where a bound or an index is not a known range.
   std::optional<Footprint> iteration(const LoopNode& loop, int64_t value, Ranges outer) const;
-  // The statement's accesses (by LoopNest::stmts index).
-  const std::vector<TensorAccess>& accesses(int stmt) const { return accesses_[size_t(stmt)]; }
+  // Whether a statement called below `n` reads or writes tensor `t`.
+  bool touches(const LoopNode& n, int t) const;
 
  private:
   bool walk(const LoopNode& n, Ranges& ranges, Footprint& f) const;

@@ -54,7 +54,7 @@ class Joiner {
           if (next == list.size() || !joinable(*target(list[k]), list[next], outer)) break;
           // The loops below a copy read its buffer in place of the tensor: one that joins
           // the copy's loop must not touch that tensor.
-          if (packed && touches(list[next], nest_.packs[size_t(list[k].pack)].tensor)) break;
+          if (packed && reader_.touches(list[next], nest_.packs[size_t(list[k].pack)].tensor)) break;
           std::rotate(list.begin() + std::ptrdiff_t(k), list.begin() + std::ptrdiff_t(k) + 1, list.begin() + std::ptrdiff_t(next));
           std::rotate(skipped.begin() + std::ptrdiff_t(k), skipped.begin() + std::ptrdiff_t(k) + 1, skipped.begin() + std::ptrdiff_t(next));
           k = next - 1;
@@ -92,14 +92,6 @@ class Joiner {
         plain_parallel(n.children.back()))
       return &n.children.back();
     return nullptr;
-  }
-
-  // Whether a statement called below `n` reads or writes tensor `t`.
-  bool touches(const LoopNode& n, int t) const {
-    for (int s : calls_below(n))
-      for (const TensorAccess& a : reader_.accesses(s))
-        if (a.tensor == t) return true;
-    return false;
   }
 
   // Same bounds, as constants, and no iteration of one touching what another iteration

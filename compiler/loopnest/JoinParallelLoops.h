@@ -19,7 +19,7 @@
 // sizes are read when it runs: `shapes` are then only an example, and a subscript's
 // offset (`T(i + N - 4)`) or a dimension's extent at other sizes is not known.
 //
-// A copy made once in front of a parallel loop (a pack at depth 0: kru3's W2) holds the
+// A copy made in front of a parallel loop (kru3's W2, copied once at depth 0) holds the
 // loops that join that loop, its buffer living on until they end, unless one of them
 // touches the copied tensor, which the buffer would then stand in for.
 #include <vector>

@@ -82,15 +82,16 @@ struct PolyStmt {
   std::vector<int64_t> reduction_first;
 };
 
+// The most bytes a local temporary's buffer takes (PackSite::local), and the most that
+// the CPU target's private temporaries of one loop take together: each thread's stack
+// holds them.
+constexpr int64_t kMaxLocalBufferBytes = int64_t(1) << 20;
+
 // A tensor tile copied into a contiguous local buffer (cpu.pack): the box of `size`
 // elements starting at `offset` (one expression per dimension, over the iterators of the
 // enclosing loops), laid out in the buffer with the dimensions in `order` (outermost
 // first; empty: the tensor's order), each contiguous in the last of them. Elements outside
 // the tensor are not copied; nothing reads them.
-// The most bytes a local temporary's buffer takes (PackSite::local): each thread's stack
-// holds it.
-constexpr int64_t kMaxLocalBufferBytes = int64_t(1) << 20;
-
 struct PackSite {
   int tensor = -1;  // SemaDef::tensors index
   std::string name;  // the tensor's name

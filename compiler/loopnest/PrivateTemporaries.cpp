@@ -1,6 +1,7 @@
 #include "loopnest/PrivateTemporaries.h"
 
 #include <algorithm>
+#include <map>
 #include <optional>
 
 #include "loopnest/Affine.h"
@@ -29,7 +30,7 @@ class Keeper {
       if (has_site(t)) continue;  // already copied or kept local by the scheduler's passes
       std::vector<LoopNode*> holders;
       for (size_t k = 0; k < nest_.root.children.size(); ++k)
-        if (!(k < skipped_.size() && skipped_[k]) && touches(nest_.root.children[k], t))
+        if (!(k < skipped_.size() && skipped_[k]) && reader_.touches(nest_.root.children[k], t))
           outermost_loops(nest_.root.children[k], holders);
       // Every access in one loop: the only top-level nest that touches t is one loop.
       if (holders.size() != 1 || !holders[0]) continue;
@@ -40,13 +41,6 @@ class Keeper {
  private:
   bool has_site(int t) const {
     return std::any_of(nest_.packs.begin(), nest_.packs.end(), [&](const PackSite& p) { return p.tensor == t; });
-  }
-
-  bool touches(const LoopNode& n, int t) const {
-    for (int s : calls_below(n))
-      for (const TensorAccess& a : reader_.accesses(s))
-        if (a.tensor == t) return true;
-    return false;
   }
 
   // The outermost loops of `n` (through blocks, guards and copies); a call outside any
@@ -115,6 +109,8 @@ class Keeper {
       bytes *= size;
       if (bytes > kMaxLocalBufferBytes) return;
     }
+    // The loop's buffers together, each thread holding one of each on its stack.
+    if (kept_bytes_[&l] + bytes > kMaxLocalBufferBytes) return;
     if (!apart) return;
     int64_t first = *constant_value(l.init, {});
     PackSite p;
@@ -132,6 +128,7 @@ class Keeper {
                                        : LExpr::make(LExpr::Op::Add, {moving, LExpr::integer(start)}));
       p.size.push_back(m->first[d].second - m->first[d].first + 1);
     }
+    kept_bytes_[&l] += bytes;
     nest_.packs.push_back(std::move(p));
     LoopNode site;
     site.kind = LoopNode::Kind::Pack;
@@ -145,6 +142,7 @@ class Keeper {
   LoopNest& nest_;
   const std::vector<bool>& skipped_;
   FootprintReader reader_;
+  std::map<const LoopNode*, int64_t> kept_bytes_;  // per loop, its buffers so far
 };
 
 }  // namespace

@@ -16,8 +16,8 @@
 // every iteration, keeps its size, and meets no other iteration's; every read of the
 // temporary finds an element written before it (LoopNest::fed_temporaries), so the buffer
 // need not start as the tensor does. Not done where sizes are read when the kernel runs,
-// for loops of more than kMaxIterations iterations, or for buffers over
-// kMaxLocalBufferBytes.
+// for loops of more than kMaxIterations iterations, or where a loop's buffers together
+// would pass kMaxLocalBufferBytes (each thread holds one of each on its stack).
 #include <vector>
 
 #include "lang/Sema.h"

@@ -93,6 +93,11 @@ TEST(PrivateTemporaries, ATemporaryStaysInItsTensorWhereABufferOfEachIterationWo
                               {{"N", 2}, {"M", 300000}}, {}, rows);
   EXPECT_EQ(count(large.c, "#pragma omp parallel for"), 1) << large.c;
   EXPECT_FALSE(kept(large, "T")) << large.c;
+  // Two rows of 600 KB: one buffer each would pass the loop's 1 MiB; the first is kept.
+  Built two = build_and_run("def f(float(N,M) X) -> (Y) {\n  T(i, j) = X(i, j) * 2\n  U(i, j) = T(i, j) + 1\n"
+                            "  Y(i, j) = U(i, j) * 3\n}\n",
+                            {{"N", 2}, {"M", 150000}}, {}, rows);
+  EXPECT_NE(kept(two, "T"), kept(two, "U")) << two.c;
   Built small = build_and_run("def f(float(N,M) X) -> (Y) {\n  T(i, j) = X(i, j) * 2\n  Y(i, j) = T(i, j) + 1\n}\n",
                               {{"N", 2}, {"M", 3000}}, {}, rows);
   EXPECT_TRUE(kept(small, "T")) << small.c;
