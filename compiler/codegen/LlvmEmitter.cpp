@@ -254,28 +254,22 @@ llvm::MDNode* Emitter::loop_metadata(const LoopNode& n, LoopPart part) {
     flag("llvm.loop.unroll.disable");
   } else {
     const bool full = n.annot.unroll < 0 && n.init.is_int() && n.upper.is_int();
-    if (full && n.annot.vector_width > 1) {
-      // Vectorised first, then unrolled: LLVM unrolls a loop marked for full unrolling before
-      // its vectoriser runs, and then vectorised the rows around it instead, a gather and a
-      // scatter per vector. Attention's scaling of its 32 x 32 scores did so; vectors along
-      // the rows made attention at B=8 1.29x faster on one core.
-      flag("llvm.loop.unroll.disable");
-      llvm::Metadata* vectorized =
-          llvm::MDNode::get(C, {llvm::MDString::get(C, "llvm.loop.isvectorized"), llvm::ConstantAsMetadata::get(B.getInt32(1))});
-      llvm::Metadata* unrolled = llvm::MDNode::get(C, {llvm::MDString::get(C, "llvm.loop.unroll.full")});
-      ops.push_back(llvm::MDNode::get(C, {llvm::MDString::get(C, "llvm.loop.vectorize.followup_all"), vectorized, unrolled}));
-    } else if (full) flag("llvm.loop.unroll.full");
-    else if (n.annot.unroll > 1)
-      value("llvm.loop.unroll.count", llvm::ConstantAsMetadata::get(B.getInt32(uint32_t(n.annot.unroll))));
-    else if (n.annot.vector_width > 1) {
+    if (n.annot.vector_width > 1 && (full || n.annot.unroll <= 1)) {
       // Not unrolled before it is vectorised: LLVM unrolls a short loop of a known trip
       // count in full first, and then vectorises the loop around it, across rows, with a
-      // gather and a scatter per vector (rows of 28: 8 GB/s on a residual add). The loop
-      // it makes is left free to unroll as LLVM sees fit.
+      // gather and a scatter per vector (rows of 28: 8 GB/s on a residual add; attention's
+      // scaling of its 32 x 32 scores, 1.29x slower at B=8). The loop it makes is unrolled
+      // in full where that was asked, else as LLVM sees fit.
       flag("llvm.loop.unroll.disable");
-      llvm::Metadata* vectorized =
-          llvm::MDNode::get(C, {llvm::MDString::get(C, "llvm.loop.isvectorized"), llvm::ConstantAsMetadata::get(B.getInt32(1))});
-      ops.push_back(llvm::MDNode::get(C, {llvm::MDString::get(C, "llvm.loop.vectorize.followup_all"), vectorized}));
+      std::vector<llvm::Metadata*> followup = {
+          llvm::MDString::get(C, "llvm.loop.vectorize.followup_all"),
+          llvm::MDNode::get(C, {llvm::MDString::get(C, "llvm.loop.isvectorized"), llvm::ConstantAsMetadata::get(B.getInt32(1))})};
+      if (full) followup.push_back(llvm::MDNode::get(C, {llvm::MDString::get(C, "llvm.loop.unroll.full")}));
+      ops.push_back(llvm::MDNode::get(C, followup));
+    } else if (full) {
+      flag("llvm.loop.unroll.full");
+    } else if (n.annot.unroll > 1) {
+      value("llvm.loop.unroll.count", llvm::ConstantAsMetadata::get(B.getInt32(uint32_t(n.annot.unroll))));
     }
   }
   llvm::MDNode* md = llvm::MDNode::getDistinct(C, ops);

@@ -10,9 +10,7 @@ namespace {
 
 void cover(std::map<int, Box>& boxes, int tensor, const Box& box) {
   auto [it, fresh] = boxes.emplace(tensor, box);
-  if (fresh) return;
-  for (size_t d = 0; d < box.size(); ++d)
-    it->second[d] = {std::min(it->second[d].first, box[d].first), std::max(it->second[d].second, box[d].second)};
+  if (!fresh) hull(it->second, box);
 }
 
 int64_t floor_div(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
@@ -57,6 +55,11 @@ bool narrow(const LExpr& cond, Ranges& ranges) {
 }
 
 }  // namespace
+
+void hull(Box& into, const Box& box) {
+  for (size_t d = 0; d < box.size(); ++d)
+    into[d] = {std::min(into[d].first, box[d].first), std::max(into[d].second, box[d].second)};
+}
 
 bool meet(const Box& a, const Box& b) {
   for (size_t d = 0; d < a.size() && d < b.size(); ++d)

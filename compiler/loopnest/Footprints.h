@@ -27,6 +27,8 @@ struct Footprint {
   std::map<int, Box> reads, writes;  // by SemaDef::tensors index
 };
 
+// Widens `into` to hold `box` too.
+void hull(Box& into, const Box& box);
 // Whether two boxes share an element; and whether some tensor's boxes in `a` and `b` do.
 bool meet(const Box& a, const Box& b);
 bool meet(const std::map<int, Box>& a, const std::map<int, Box>& b);

@@ -57,17 +57,13 @@ class Keeper {
 
   // The box of t each iteration of `l` touches, when it moves by one step each time and
   // keeps its size.
-  std::optional<MovingBox> moving_box(const LoopNode& l, int t) const {
-    Ranges none;
-    std::optional<int64_t> first = constant_value(l.init, none), last = constant_value(l.upper, none);
-    if (!first || !last || l.stride <= 0 || *last < *first || (*last - *first) / l.stride + 1 > kMaxIterations)
-      return std::nullopt;
+  std::optional<MovingBox> moving_box(const LoopNode& l, int t) {
+    const std::vector<Footprint>* each = iterations(l);
+    if (!each) return std::nullopt;
     std::optional<MovingBox> m;
     Box previous;
-    for (int64_t v = *first; v <= *last; v += l.stride) {
-      std::optional<Footprint> f = reader_.iteration(l, v, none);
-      if (!f) return std::nullopt;
-      Box box = union_of(*f, t);
+    for (size_t i = 0; i < each->size(); ++i) {
+      Box box = union_of((*each)[i], t);
       if (box.empty()) return std::nullopt;  // some iteration leaves it alone: not a part each
       if (!m) {
         m = MovingBox{box, std::vector<int64_t>(box.size(), 0)};
@@ -75,7 +71,7 @@ class Keeper {
         for (size_t d = 0; d < box.size(); ++d) {
           int64_t step = box[d].first - previous[d].first;
           if (box[d].second - box[d].first != m->first[d].second - m->first[d].first) return std::nullopt;
-          if (v == *first + l.stride) m->step[d] = step;
+          if (i == 1) m->step[d] = step;
           else if (step != m->step[d]) return std::nullopt;
         }
       }
@@ -84,14 +80,31 @@ class Keeper {
     return m;
   }
 
+  // What each iteration of `l` touches, read once per loop (the loop's boxes of other
+  // tensors do not change as temporaries are kept); null where a bound or an index is not
+  // a known range, or the loop is too long to check.
+  const std::vector<Footprint>* iterations(const LoopNode& l) {
+    auto [it, fresh] = footprints_.try_emplace(&l);
+    if (!fresh) return it->second ? &*it->second : nullptr;
+    Ranges none;
+    std::optional<int64_t> first = constant_value(l.init, none), last = constant_value(l.upper, none);
+    if (!first || !last || l.stride <= 0 || *last < *first || (*last - *first) / l.stride + 1 > kMaxIterations) return nullptr;
+    std::vector<Footprint> each;
+    for (int64_t v = *first; v <= *last; v += l.stride) {
+      std::optional<Footprint> f = reader_.iteration(l, v, none);
+      if (!f) return nullptr;
+      each.push_back(std::move(*f));
+    }
+    it->second = std::move(each);
+    return &*it->second;
+  }
+
   static Box union_of(const Footprint& f, int t) {
     Box box;
     for (const auto* side : {&f.reads, &f.writes})
       if (auto it = side->find(t); it != side->end()) {
         if (box.empty()) box = it->second;
-        else
-          for (size_t d = 0; d < box.size(); ++d)
-            box[d] = {std::min(box[d].first, it->second[d].first), std::max(box[d].second, it->second[d].second)};
+        else hull(box, it->second);
       }
     return box;
   }
@@ -143,6 +156,7 @@ class Keeper {
   const std::vector<bool>& skipped_;
   FootprintReader reader_;
   std::map<const LoopNode*, int64_t> kept_bytes_;  // per loop, its buffers so far
+  std::map<const LoopNode*, std::optional<std::vector<Footprint>>> footprints_;
 };
 
 }  // namespace
