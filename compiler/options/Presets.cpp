@@ -156,17 +156,21 @@ const SemaStmt* contraction_stmt(const SemaDef& def) {
 
 // The cache tile along a matrix product's rows: all of them up to 128 (the parallel loop
 // then runs over column tiles, each thread packing only its own), else a multiple of the
-// register tile's `rows` from 48 to 128 that splits them into tiles two threads share
-// evenly, so neither waits on a lone tile: 128 x 8 for 1024 rows, not 96 x 11.
+// register tile's `rows` from 48 to about 512 that splits them into tiles two threads
+// share evenly, so neither waits on a lone tile: 516 x 2 for 1024 rows of 12, not 96 x 11.
+// The largest such tile: each row tile copies the shared operand's cache tile again, and
+// only a register tile's rows of the other operand need stay in a cache while the copy is
+// swept. sgemm 1024^3 on one Intel core (AVX-512): 165 GFLOP/s with tiles of 128 rows,
+// 186 with 264, 197 with 516; on two, 335, 377 and 412.
 int64_t row_tile(int64_t extent, int64_t rows) {
   if (extent <= 0) return 96;
   if (extent <= 128) return (extent + rows - 1) / rows * rows;
   auto load = [&](int64_t t) { return (extent + 2 * t - 1) / (2 * t) * t; };  // one thread's rows
-  const int64_t first = rows * ((48 + rows - 1) / rows);
+  const int64_t first = rows * ((48 + rows - 1) / rows), last = rows * ((512 + rows - 1) / rows);
   int64_t least = extent;
-  for (int64_t t = first; t <= 128; t += rows) least = std::min(least, load(t));
+  for (int64_t t = first; t <= last; t += rows) least = std::min(least, load(t));
   int64_t best = first;  // the largest tile within 3 % of the least load
-  for (int64_t t = first; t <= 128; t += rows)
+  for (int64_t t = first; t <= last; t += rows)
     if (load(t) * 100 <= least * 103) best = t;
   return best;
 }
@@ -230,12 +234,17 @@ int vector_index(const SemaDef& def, const SemaStmt& s, const std::vector<IndexR
 // even where they would fit one tile (see mapping_preset).
 MappingOptions contraction_preset(const SemaDef& def, const SemaStmt& s, const std::vector<IndexRange>* ranges,
                                   bool columns_per_thread) {
-  // Register tiles sized for the host's vector registers: 8 rows of two 16-wide vectors
-  // with AVX-512 (16 of its 32 registers), 6 rows of two 8-wide vectors with AVX2 (12 of
-  // 16). Cache tiles are multiples of them, so no register tile straddles two.
+  // Register tiles sized for the host's vector registers: 12 rows of two 16-wide vectors
+  // with AVX-512 (24 of its 32 registers), 6 rows of two 8-wide vectors with AVX2 (12 of
+  // 16). Cache tiles are multiples of them, so no register tile straddles two (one that
+  // did, 12 rows in tiles of 128, ran sgemm 1024^3 at 38 GFLOP/s). Twelve rows against
+  // eight on one Intel core: fc 128 x 1024 x 1024 174 GFLOP/s against 166. Sums of other
+  // types keep eight: an int32 product is a multiply and an add, their temporaries take
+  // the registers, and int8_matmul ran 0.75x with twelve.
   bool wide = host_vector_bytes() >= 64;
   int lanes = int(host_vector_bytes() / 4);
-  int64_t rows = wide ? 8 : 6, cols = wide ? 32 : 16, cache_cols = wide ? 512 : 256, cache_k = wide ? 256 : 128;
+  bool fma = def.tensors[size_t(s.lhs_tensor)].type == ScalarType::Float32;
+  int64_t rows = wide ? (fma ? 12 : 8) : 6, cols = wide ? 32 : 16, cache_cols = wide ? 512 : 256, cache_k = wide ? 256 : 128;
   int L = s.lhs_rank, n = int(s.indices.size());
   int v = vector_index(def, s, ranges, lanes), r = register_rows_index(s, v);
   auto extent = [&](int i) -> int64_t {
