@@ -129,7 +129,9 @@ std::vector<Workload> workloads() {
   {
     Workload w = gemm("bmm 500x26x72x26", "batched_matmul.tc", {500, 26, 26, 72},
                       {{"B", 500}, {"M", 26}, {"N", 26}, {"K", 72}}, {"X", "Y", "Z"}, 1.0);
-    for (const auto& reg : std::vector<std::vector<int>>{{1, 4, 2 * L}, {1, 6, 2 * L}, {1, 2, 2 * L}, {1, 8, 2 * L}, {1, 12, 2 * L}, {1, 6, L}})
+    std::vector<std::vector<int>> regs = {{1, 4, 2 * L}, {1, 6, 2 * L}, {1, 2, 2 * L}, {1, 8, 2 * L}, {1, 6, L}};
+    if (L >= 16) regs.push_back({1, 12, 2 * L});  // 24 accumulators: AVX-512's 32 registers, not AVX2's 16
+    for (const auto& reg : regs)
       for (int width : {L, L / 2}) w.grid.push_back(contraction({1, 96, 512, 256}, reg, {0, 3, 1, 2}, {}, width));
     out.push_back(w);
   }

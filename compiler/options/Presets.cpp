@@ -102,6 +102,17 @@ std::vector<const ast::Expr*> product_operands(const SemaStmt& s) {
   return out;
 }
 
+// Whether `s` sums products of two float32 reads into float32, one fused multiply-add a
+// product: no conversion and no integer multiply between the reads and the sum.
+bool float_products(const SemaDef& def, const SemaStmt& s) {
+  const ast::Expr& r = s.value();
+  auto float32 = [&](int t) { return t >= 0 && def.tensors[size_t(t)].type == ScalarType::Float32; };
+  if (r.kind != ast::ExprKind::Binary || r.op != TokenKind::Star || !float32(s.lhs_tensor)) return false;
+  return std::all_of(r.args.begin(), r.args.end(), [&](const auto& a) {
+    return a->kind == ast::ExprKind::Access && a->ref == ast::NameRef::Tensor && float32(a->ref_id);
+  });
+}
+
 // The read of the product `s` whose subscripts do not use index `idx`, if one does not.
 const ast::Expr* operand_without(const SemaStmt& s, int idx) {
   for (const ast::Expr* operand : product_operands(s))
@@ -234,17 +245,14 @@ int vector_index(const SemaDef& def, const SemaStmt& s, const std::vector<IndexR
 // even where they would fit one tile (see mapping_preset).
 MappingOptions contraction_preset(const SemaDef& def, const SemaStmt& s, const std::vector<IndexRange>* ranges,
                                   bool columns_per_thread) {
-  // Register tiles sized for the host's vector registers: 12 rows of two 16-wide vectors
-  // with AVX-512 (24 of its 32 registers), 6 rows of two 8-wide vectors with AVX2 (12 of
-  // 16). Cache tiles are multiples of them, so no register tile straddles two (one that
-  // did, 12 rows in tiles of 128, ran sgemm 1024^3 at 38 GFLOP/s). Twelve rows against
-  // eight on one Intel core: fc 128 x 1024 x 1024 174 GFLOP/s against 166. Sums of other
-  // types keep eight: an int32 product is a multiply and an add, their temporaries take
-  // the registers, and int8_matmul ran 0.75x with twelve.
+  // Register tiles sized for the host's vector registers: 8 rows of two 16-wide vectors
+  // with AVX-512 (16 of its 32 registers; 24 for a matrix product, below), 6 rows of two
+  // 8-wide vectors with AVX2 (12 of 16). Cache tiles are multiples of them, so no
+  // register tile straddles two (one that did, 12 rows in tiles of 128, ran sgemm 1024^3
+  // at 38 GFLOP/s).
   bool wide = host_vector_bytes() >= 64;
   int lanes = int(host_vector_bytes() / 4);
-  bool fma = def.tensors[size_t(s.lhs_tensor)].type == ScalarType::Float32;
-  int64_t rows = wide ? (fma ? 12 : 8) : 6, cols = wide ? 32 : 16, cache_cols = wide ? 512 : 256, cache_k = wide ? 256 : 128;
+  int64_t rows = wide ? 8 : 6, cols = wide ? 32 : 16, cache_cols = wide ? 512 : 256, cache_k = wide ? 256 : 128;
   int L = s.lhs_rank, n = int(s.indices.size());
   int v = vector_index(def, s, ranges, lanes), r = register_rows_index(s, v);
   auto extent = [&](int i) -> int64_t {
@@ -274,6 +282,11 @@ MappingOptions contraction_preset(const SemaDef& def, const SemaStmt& s, const s
       if (i < L) o.register_tile.push_back(point);
     }
   } else if (r == L - 2) {
+    // A product of float reads takes 12 rows with AVX-512, 24 accumulators: fc 128 x 1024
+    // x 1024 on one Intel core 174 GFLOP/s against 166 with 8. Other products keep 8: an
+    // int32 product is a multiply and an add, a converted operand a conversion, whose
+    // results take registers too (int8_matmul ran 0.75x with 12).
+    if (wide && float_products(def, s)) rows = 12;
     // Columns that fit one vector (KRU3's 16 d2): a register tile one vector wide and four
     // rows, which measured faster there than eight (the rows' broadcasts bound it).
     if (int64_t ev = extent(v); ev > 0 && ev <= lanes) cols = lanes, rows = 4;

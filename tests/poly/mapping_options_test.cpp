@@ -227,7 +227,8 @@ def scores(float(N,T,D) Q, float(N,S,D) K) -> (P) {
 // as two threads share evenly: each row tile copies the shared operand's tile again, and
 // sgemm 1024^3 ran 165 GFLOP/s on an Intel core with tiles of 128 rows of 8, 197 with 516
 // of 12. Cache tiles stay whole register tiles. An int32 product keeps 8 rows (its
-// multiply and add need registers of their own: 0.75x with 12).
+// multiply and add need registers of their own: 0.75x with 12), as does a product that
+// converts an operand.
 TEST(MappingOptions, DefaultRegisterTileFillsTheVectorRegistersAndRowTilesSplitInTwo) {
   std::shared_ptr<const CheckedFile> checked = check_source("k.tc", R"(
 def mm(float(M,K) A, float(K,N) B) -> (C) {
@@ -235,6 +236,9 @@ def mm(float(M,K) A, float(K,N) B) -> (C) {
 }
 def imm(int8(M,K) A, int8(K,N) B) -> (int32(M,N) C) {
     C(m, n) +=! int32(A(m, k)) * int32(B(k, n))
+}
+def hmm(int8(M,K) A, float(K,N) B) -> (C) {
+    C(m, n) +=! float(A(m, k)) * B(k, n)
 })");
   ASSERT_FALSE(checked->has_errors());
   const bool wide = host_vector_bytes() >= 64;
@@ -250,10 +254,12 @@ def imm(int8(M,K) A, int8(K,N) B) -> (int32(M,N) C) {
       EXPECT_EQ(tiles, 2) << m << " rows in two tiles of " << o.tile[0];
     }
   }
-  MappingOptions i = default_preset(checked, "imm", {{"M", 1024}, {"K", 1024}, {"N", 1024}});
-  ASSERT_EQ(i.register_tile.size(), 2u);
-  EXPECT_EQ(i.register_tile[0], wide ? 8 : 6);
-  EXPECT_EQ(i.tile[0] % i.register_tile[0], 0);
+  for (const char* other : {"imm", "hmm"}) {
+    MappingOptions i = default_preset(checked, other, {{"M", 1024}, {"K", 1024}, {"N", 1024}});
+    ASSERT_EQ(i.register_tile.size(), 2u) << other;
+    EXPECT_EQ(i.register_tile[0], wide ? 8 : 6) << other;
+    EXPECT_EQ(i.tile[0] % i.register_tile[0], 0) << other;
+  }
 }
 
 // An attention's row maximum and row sum are reductions but no products: they sum their

@@ -329,10 +329,14 @@ TEST(FetchAhead, APoolingFetchesItsRowsAheadUnderTheDefaultPreset) {
   EXPECT_NE(c.substr(line, tag - line).find("<= 12;"), std::string::npos) << c;
   // Every line is fetched into all cache levels (locality 3), none with the non-temporal
   // hint (locality 0), which made an Intel core's pooling 2.5x slower than no fetching.
-  const std::string& ir = r->text("llvm").text;
-  EXPECT_NE(ir.find("@llvm.prefetch"), std::string::npos);
-  EXPECT_NE(ir.find("i32 0, i32 3, i32 1)"), std::string::npos) << ir;
-  EXPECT_EQ(ir.find("i32 0, i32 0, i32 1)"), std::string::npos) << ir;
+  std::istringstream ir(r->text("llvm").text);
+  int prefetches = 0;
+  for (std::string line; std::getline(ir, line);)
+    if (line.find("call void @llvm.prefetch") != std::string::npos) {
+      ++prefetches;
+      EXPECT_NE(line.find(", i32 0, i32 3, i32 1)"), std::string::npos) << line;
+    }
+  EXPECT_GT(prefetches, 0);
   expect_matches_interpreter(k, *o, "pooling fetching ahead");
 
   o->cpu.fetch_ahead = 0;

@@ -189,8 +189,8 @@ class ModelsTest : public QObject {
       }
     }
     // The initialisation, folded into the register tiles (a line saying so), and
-    // C(m,n) = (k == 0 ? 0 : C(m,n)) + ... (twice where a last register tile is partial:
-    // 64 rows in tiles of 12 on an AVX-512 host).
+    // C(m,n) = (k == 0 ? 0 : C(m,n)) + ..., in a full and a partial register tile's code
+    // where the rows do not fill whole register tiles (16 rows in tiles of 12).
     QVERIFY(stmt_lines >= 2);
     QVERIFY(loop_lines >= 4);
     GeneratedText tree = schedule_tree_text(out->lowering.passes.back().tree, nest);
