@@ -394,5 +394,34 @@ TEST(RegisterTile, APaddedConvolutionCountsTheFlopsOfEveryTap) {
   EXPECT_EQ(kernel_flops(def, *shapes), 2.0 * 2 * 4 * 5 * 7 * 3 * 9);
 }
 
+// Cache tiles that are not whole register tiles leave register tiles straddling two at
+// their edges (run-time bounds, sums through memory: sgemm 5x slower). Legal, and it
+// still computes the right sums, but the model notes it and names the multiple that
+// would keep them whole; a tile that covers the loop or is a multiple gets no note.
+TEST(RegisterTile, CacheTilesThatAreNotWholeRegisterTilesAreNoted) {
+  const std::string mm = "def mm(float(M,K) A, float(K,N) B) -> (C) {\n  C(m, n) +=! A(m, k) * B(k, n)\n}\n";
+  auto notes = [&](const std::string& tile, SizeMap sizes) {
+    std::string options = R"({"outerScheduleFusionStrategy": "Min", "tile": )" + tile +
+                          R"(, "registerTile": [12, 16], "cpu": {"vectorWidth": 8, "pointLoopOrder": [2, 0, 1], "registerAccumulate": true}})";
+    check(mm, {"tile " + tile, sizes, options});
+    std::shared_ptr<const CheckedFile> checked = check_source("k.tc", mm);
+    const SemaDef& def = checked->defs.at(0);
+    auto compiled = compile_kernel(KernelSetup{checked, &def, {}, *shapes_evaluate(def, sizes)},
+                                   *mapping_options_from_json(options), CodegenChoice{"cpu", {}, false});
+    EXPECT_TRUE(compiled) << compiled.error();
+    std::string all;
+    if (compiled)
+      for (const std::string& n : compiled->lowering.model.notes) all += n + "\n";
+    return all;
+  };
+  SizeMap sizes = {{"M", 70}, {"K", 24}, {"N", 32}};
+  std::string straddling = notes("[32, 16, 8]", sizes);
+  EXPECT_NE(straddling.find("tile[0] (32) is not a multiple of registerTile[0] (12) over S0"), std::string::npos) << straddling;
+  EXPECT_NE(straddling.find("tile[0] 36 keeps them whole"), std::string::npos) << straddling;
+  EXPECT_EQ(straddling.find("tile[1]"), std::string::npos) << straddling;
+  EXPECT_EQ(notes("[36, 16, 8]", sizes).find("not a multiple"), std::string::npos);
+  EXPECT_EQ(notes("[80, 16, 8]", sizes).find("not a multiple"), std::string::npos) << "one tile over all 70 rows";
+}
+
 }  // namespace
 }  // namespace tcs
