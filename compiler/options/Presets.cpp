@@ -287,8 +287,9 @@ MappingOptions contraction_preset(const SemaDef& def, const SemaStmt& s, const s
     // int32 product is a multiply and an add, a converted operand a conversion, whose
     // results take registers too (int8_matmul ran 0.75x with 12).
     if (wide && float_products(def, s)) rows = 12;
-    // Columns that fit one vector (KRU3's 16 d2): a register tile one vector wide, four
-    // rows with AVX2 (measured faster there than eight; the rows' broadcasts bound it).
+    // Columns that fit one vector (KRU3's 16 d2): a register tile one vector wide, of four
+    // rows (measured faster than eight on an earlier host, whose kind the record does not
+    // name; the rows' broadcasts bound it) with AVX2, where it was not measured again.
     // With AVX-512, eight where one vector load serves every row: two 16-lane FMA pipes
     // need eight sums in flight (KRU3's first two products on one Intel core 122-125
     // GFLOP/s against 107-113 with four) and the vector is at least half full. A depthwise
