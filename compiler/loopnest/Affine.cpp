@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <map>
 
+#include "support/IntDiv.h"
+
 namespace tcs {
 namespace {
 
@@ -135,8 +137,7 @@ std::optional<std::pair<int64_t, int64_t>> value_range(const LExpr& e,
       auto a = arg(0);
       if (!a || !e.args[1].is_int() || e.args[1].value <= 0) return std::nullopt;
       int64_t d = e.args[1].value;
-      auto floor_div = [d](int64_t n) { return n >= 0 ? n / d : -((-n + d - 1) / d); };
-      return Range{floor_div(a->first), floor_div(a->second)};
+      return Range{floor_div(a->first, d), floor_div(a->second, d)};
     }
     case Op::Min: case Op::Max: {
       auto a = arg(0), b = arg(1);

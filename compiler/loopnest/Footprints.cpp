@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "loopnest/Affine.h"
+#include "support/IntDiv.h"
 
 namespace tcs {
 namespace {
@@ -12,9 +13,6 @@ void cover(std::map<int, Box>& boxes, int tensor, const Box& box) {
   auto [it, fresh] = boxes.emplace(tensor, box);
   if (!fresh) hull(it->second, box);
 }
-
-int64_t floor_div(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
-int64_t ceil_div(int64_t a, int64_t b) { return -floor_div(-a, b); }
 
 // Narrows the iterators' ranges in `ranges` to where guard `cond` may hold, for each of
 // its comparisons that bounds one iterator by a constant (a full tile's test: 120 >=
@@ -97,6 +95,19 @@ std::optional<Footprint> FootprintReader::iteration(const LoopNode& loop, int64_
   for (const LoopNode& c : loop.children)
     if (!walk(c, outer, f)) return std::nullopt;
   return f;
+}
+
+std::optional<std::vector<Footprint>> FootprintReader::iterations(const LoopNode& loop, const Ranges& outer,
+                                                                  int64_t most) const {
+  std::optional<int64_t> first = constant_value(loop.init, outer), last = constant_value(loop.upper, outer);
+  if (!first || !last || loop.stride <= 0 || *last < *first || (*last - *first) / loop.stride + 1 > most) return std::nullopt;
+  std::vector<Footprint> each;
+  for (int64_t v = *first; v <= *last; v += loop.stride) {
+    std::optional<Footprint> f = iteration(loop, v, outer);
+    if (!f) return std::nullopt;
+    each.push_back(std::move(*f));
+  }
+  return each;
 }
 
 bool FootprintReader::walk(const LoopNode& n, Ranges& ranges, Footprint& f) const {

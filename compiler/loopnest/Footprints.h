@@ -42,6 +42,10 @@ class FootprintReader {
   // What the body of `loop` touches when its iterator is `value` and the loops around it
   // take the values in `outer`; nullopt where a bound or an index is not a known range.
   std::optional<Footprint> iteration(const LoopNode& loop, int64_t value, Ranges outer) const;
+  // iteration() at each of the loop's values, first to last; nullopt where one is not
+  // known, the bounds are not constants under `outer`, or the loop runs more than `most`
+  // times.
+  std::optional<std::vector<Footprint>> iterations(const LoopNode& loop, const Ranges& outer, int64_t most) const;
   // Whether a statement called below `n` reads or writes tensor `t`.
   bool touches(const LoopNode& n, int t) const;
 

@@ -102,17 +102,12 @@ class Joiner {
       return false;
     std::optional<int64_t> first = constant_value(a.init, outer), last = constant_value(a.upper, outer);
     if (!first || !last || first != constant_value(b.init, outer) || last != constant_value(b.upper, outer)) return false;
-    if (*last < *first || (*last - *first) / a.stride + 1 > kMaxIterations) return false;
-    std::vector<Footprint> fa, fb;
-    for (int64_t v = *first; v <= *last; v += a.stride) {
-      std::optional<Footprint> x = reader_.iteration(a, v, outer), y = reader_.iteration(b, v, outer);
-      if (!x || !y) return false;
-      fa.push_back(std::move(*x));
-      fb.push_back(std::move(*y));
-    }
-    for (size_t i = 0; i < fa.size(); ++i)
-      for (size_t j = 0; j < fb.size(); ++j)
-        if (i != j && !apart(fa[i], fb[j])) return false;
+    std::optional<std::vector<Footprint>> fa = reader_.iterations(a, outer, kMaxIterations);
+    std::optional<std::vector<Footprint>> fb = fa ? reader_.iterations(b, outer, kMaxIterations) : std::nullopt;
+    if (!fa || !fb) return false;
+    for (size_t i = 0; i < fa->size(); ++i)
+      for (size_t j = 0; j < fb->size(); ++j)
+        if (i != j && !apart((*fa)[i], (*fb)[j])) return false;
     return true;
   }
 

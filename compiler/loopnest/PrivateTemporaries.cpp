@@ -85,18 +85,8 @@ class Keeper {
   // a known range, or the loop is too long to check.
   const std::vector<Footprint>* iterations(const LoopNode& l) {
     auto [it, fresh] = footprints_.try_emplace(&l);
-    if (!fresh) return it->second ? &*it->second : nullptr;
-    Ranges none;
-    std::optional<int64_t> first = constant_value(l.init, none), last = constant_value(l.upper, none);
-    if (!first || !last || l.stride <= 0 || *last < *first || (*last - *first) / l.stride + 1 > kMaxIterations) return nullptr;
-    std::vector<Footprint> each;
-    for (int64_t v = *first; v <= *last; v += l.stride) {
-      std::optional<Footprint> f = reader_.iteration(l, v, none);
-      if (!f) return nullptr;
-      each.push_back(std::move(*f));
-    }
-    it->second = std::move(each);
-    return &*it->second;
+    if (fresh) it->second = reader_.iterations(l, {}, kMaxIterations);
+    return it->second ? &*it->second : nullptr;
   }
 
   static Box union_of(const Footprint& f, int t) {

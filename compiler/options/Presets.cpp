@@ -295,11 +295,14 @@ MappingOptions contraction_preset(const SemaDef& def, const SemaStmt& s, const s
     // GFLOP/s against 107-113 with four) and the vector is at least half full. A depthwise
     // convolution loads a vector per row and per tap, and its 16 x 16 rows ran 1.5x
     // slower with eight; a batched product of three columns is bound by memory.
-    std::vector<const ast::Expr*> ops = product_operands(s);
-    bool one_load = std::any_of(ops.begin(), ops.end(), [&](const ast::Expr* op) {
-      return operand_uses(s, *op, v) && !operand_uses(s, *op, r);
-    });
-    if (int64_t ev = extent(v); ev > 0 && ev <= lanes) cols = lanes, rows = wide && one_load && 2 * ev >= lanes ? 8 : 4;
+    if (int64_t ev = extent(v); ev > 0 && ev <= lanes) {
+      std::vector<const ast::Expr*> ops = product_operands(s);
+      bool one_load = std::any_of(ops.begin(), ops.end(), [&](const ast::Expr* op) {
+        return operand_uses(s, *op, v) && !operand_uses(s, *op, r);
+      });
+      cols = lanes;
+      rows = wide && one_load && 2 * ev >= lanes ? 8 : 4;
+    }
     // Rows in one tile leave the columns to share among threads: four tiles or more.
     int64_t row = row_tile(extent(L - 2), rows);
     if (row >= extent(L - 2) && extent(L - 1) >= 2 * cache_cols) cache_cols /= 2;

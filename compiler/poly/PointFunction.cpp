@@ -9,13 +9,10 @@
 #include <stdexcept>
 #include <string>
 
+#include "support/IntDiv.h"
+
 namespace tcs::poly {
 namespace {
-
-int64_t floor_div(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
-}
 
 std::string dim_name(unsigned i) { return "d" + std::to_string(i); }
 

@@ -5,6 +5,7 @@
 #include <random>
 
 #include "lang/Builtins.h"
+#include "support/IntDiv.h"
 
 namespace tcs {
 namespace {
@@ -98,8 +99,6 @@ std::optional<LinearRead> linear_read(const Expr& e, const SemaDef& def, const D
   return std::nullopt;
 }
 
-int64_t floor_div(int64_t n, int64_t d) { return n / d - ((n % d != 0) && ((n < 0) != (d < 0))); }
-int64_t ceil_div(int64_t n, int64_t d) { return -floor_div(-n, d); }
 
 bool reads_a_tensor(const Expr& e) {
   if (e.ref == NameRef::Tensor) return true;

@@ -77,6 +77,7 @@ TEST(PrivateTemporaries, ALoopJoinsACopysLoopUnlessItReadsTheCopiedTensor) {
 // is larger than a buffer may be.
 TEST(PrivateTemporaries, ATemporaryStaysInItsTensorWhereABufferOfEachIterationWouldNotDo) {
   const char* rows = R"({"outerScheduleFusionStrategy": "Min", "tile": [1, 64], "cpu": {"parallel": true, "vectorWidth": 16}})";
+  const char* doubled_plus_one = "def f(float(N,M) X) -> (Y) {\n  T(i, j) = X(i, j) * 2\n  Y(i, j) = T(i, j) + 1\n}\n";
   Built accumulated = build_and_run("def f(float(N,M) X) -> (Y) {\n  T(i, j) += X(i, j)\n  Y(i, j) = T(i, j) * 2\n}\n",
                                     {{"N", 8}, {"M", 64}}, {}, rows);
   EXPECT_EQ(count(accumulated.c, "#pragma omp parallel for"), 1) << accumulated.c;
@@ -89,8 +90,7 @@ TEST(PrivateTemporaries, ATemporaryStaysInItsTensorWhereABufferOfEachIterationWo
   EXPECT_NE(transposed.c.find("joined into the loop above"), std::string::npos) << transposed.c;
   EXPECT_FALSE(kept(transposed, "T")) << transposed.c;
 
-  Built large = build_and_run("def f(float(N,M) X) -> (Y) {\n  T(i, j) = X(i, j) * 2\n  Y(i, j) = T(i, j) + 1\n}\n",
-                              {{"N", 2}, {"M", 300000}}, {}, rows);
+  Built large = build_and_run(doubled_plus_one, {{"N", 2}, {"M", 300000}}, {}, rows);
   EXPECT_EQ(count(large.c, "#pragma omp parallel for"), 1) << large.c;
   EXPECT_FALSE(kept(large, "T")) << large.c;
   // Two rows of 600 KB: one buffer each would pass the loop's 1 MiB; the first is kept.
@@ -98,8 +98,7 @@ TEST(PrivateTemporaries, ATemporaryStaysInItsTensorWhereABufferOfEachIterationWo
                             "  Y(i, j) = U(i, j) * 3\n}\n",
                             {{"N", 2}, {"M", 150000}}, {}, rows);
   EXPECT_NE(kept(two, "T"), kept(two, "U")) << two.c;
-  Built small = build_and_run("def f(float(N,M) X) -> (Y) {\n  T(i, j) = X(i, j) * 2\n  Y(i, j) = T(i, j) + 1\n}\n",
-                              {{"N", 2}, {"M", 3000}}, {}, rows);
+  Built small = build_and_run(doubled_plus_one, {{"N", 2}, {"M", 3000}}, {}, rows);
   EXPECT_TRUE(kept(small, "T")) << small.c;
 }
 
