@@ -165,19 +165,22 @@ const SemaStmt* contraction_stmt(const SemaDef& def) {
   return nullptr;
 }
 
-// The cache tile along a matrix product's rows: all of them up to 128 (the parallel loop
-// then runs over column tiles, each thread packing only its own), else a multiple of the
-// register tile's `rows` from 48 to about 512 that splits them into tiles two threads
-// share evenly, so neither waits on a lone tile: 516 x 2 for 1024 rows of 12, not 96 x 11.
-// The largest such tile: each row tile copies the shared operand's cache tile again, and
-// only a register tile's rows of the other operand need stay in a cache while the copy is
-// swept. sgemm 1024^3 on one Intel core (AVX-512): 165 GFLOP/s with tiles of 128 rows,
-// 186 with 264, 197 with 516; on two, 335, 377 and 412.
-int64_t row_tile(int64_t extent, int64_t rows) {
+// The cache tile along a matrix product's rows: the largest that works, since each row
+// tile copies the shared operand's cache tile again, and only a register tile's rows of
+// the other operand need stay in a cache while the copy is swept. All of them up to 128,
+// or up to about 512 where the columns make four cache tiles or more (the parallel loop
+// then runs over column tiles, each thread packing only its own): 256 x 1024 x 1024 on
+// one Intel core (AVX-512) ran 186 GFLOP/s in one tile against 170 in two of 132; 132
+// rows 176 against 152 in 72 + 60; on two cores 376 against 357 and 365 against 306.
+// Else a multiple of the register tile's `rows` from 48 to about 512 that splits them into
+// tiles two threads share evenly, so neither waits on a lone tile: 516 x 2 for 1024 rows
+// of 12, not 96 x 11. sgemm 1024^3 on that core: 165 GFLOP/s with tiles of 128 rows, 186
+// with 264, 197 with 516; on two, 335, 377 and 412.
+int64_t row_tile(int64_t extent, int64_t rows, bool columns_share) {
   if (extent <= 0) return 96;
-  if (extent <= 128) return (extent + rows - 1) / rows * rows;
-  auto load = [&](int64_t t) { return (extent + 2 * t - 1) / (2 * t) * t; };  // one thread's rows
   const int64_t first = rows * ((48 + rows - 1) / rows), last = rows * ((512 + rows - 1) / rows);
+  if (extent <= 128 || (columns_share && extent <= last)) return (extent + rows - 1) / rows * rows;
+  auto load = [&](int64_t t) { return (extent + 2 * t - 1) / (2 * t) * t; };  // one thread's rows
   int64_t least = extent;
   for (int64_t t = first; t <= last; t += rows) least = std::min(least, load(t));
   int64_t best = first;  // the largest tile within 3 % of the least load
@@ -304,7 +307,7 @@ MappingOptions contraction_preset(const SemaDef& def, const SemaStmt& s, const s
       rows = wide && one_load && 2 * ev >= lanes ? 8 : 4;
     }
     // Rows in one tile leave the columns to share among threads: four tiles or more.
-    int64_t row = row_tile(extent(L - 2), rows);
+    int64_t row = row_tile(extent(L - 2), rows, extent(L - 1) >= 2 * cache_cols);
     if (row >= extent(L - 2) && extent(L - 1) >= 2 * cache_cols) cache_cols /= 2;
     // Asked to, columns of one tile split into two halves of whole register tiles. Three
     // register tiles of columns split two to one; the rows then split instead where two

@@ -224,9 +224,12 @@ def scores(float(N,T,D) Q, float(N,S,D) K) -> (P) {
 
 // A float product's register tile takes 24 of AVX-512's 32 vector registers (12 rows of
 // two vectors; AVX2: 6 of two, 12 of 16), and its cache tile along many rows is as large
-// as two threads share evenly: each row tile copies the shared operand's tile again, and
-// sgemm 1024^3 ran 165 GFLOP/s on an Intel core with tiles of 128 rows of 8, 197 with 516
-// of 12. Cache tiles stay whole register tiles. An int32 product keeps 8 rows (its
+// as works: each row tile copies the shared operand's tile again. Up to about 512 rows
+// make one tile where the threads share four column tiles or more (256 x 1024 x 1024 on
+// an Intel core: 186 GFLOP/s against 170 in two tiles); more rows split in two tiles the
+// threads share evenly (sgemm 1024^3: 165 GFLOP/s with tiles of 128 rows of 8, 197 with
+// 516 of 12); with few columns the rows split as well. Cache tiles stay whole register
+// tiles. An int32 product keeps 8 rows (its
 // multiply and add need registers of their own: 0.75x with 12), as does a product that
 // converts an operand.
 TEST(MappingOptions, DefaultRegisterTileFillsTheVectorRegistersAndRowTilesSplitInTwo) {
@@ -243,16 +246,20 @@ def hmm(int8(M,K) A, float(K,N) B) -> (C) {
   ASSERT_FALSE(checked->has_errors());
   const bool wide = host_vector_bytes() >= 64;
   const int64_t rows = wide ? 12 : 6;
-  for (int64_t m : {128, 512, 1000, 1024, 4096}) {
-    MappingOptions o = default_preset(checked, "mm", {{"M", m}, {"K", 1024}, {"N", 1024}});
+  const int64_t many = wide ? 1024 : 512;  // columns for four cache tiles
+  for (int64_t m : {128, 132, 256, 512, 1000, 1024, 4096}) {
+    MappingOptions o = default_preset(checked, "mm", {{"M", m}, {"K", 1024}, {"N", many}});
     ASSERT_EQ(o.register_tile.size(), 2u) << m;
     EXPECT_EQ(o.register_tile[0], rows) << m;
     EXPECT_EQ(o.tile[0] % rows, 0) << m << " rows: whole register tiles";
     EXPECT_LE(o.tile[0], 512 + rows) << m;
-    if (m > 128 && m <= 1024) {
-      int64_t tiles = (m + o.tile[0] - 1) / o.tile[0];
-      EXPECT_EQ(tiles, 2) << m << " rows in two tiles of " << o.tile[0];
-    }
+    int64_t tiles = (m + o.tile[0] - 1) / o.tile[0];
+    if (m <= 512) EXPECT_EQ(tiles, 1) << m << " rows in one tile of " << o.tile[0];
+    else if (m <= 1024) EXPECT_EQ(tiles, 2) << m << " rows in two tiles of " << o.tile[0];
+    EXPECT_GE((many + o.tile[1] - 1) / o.tile[1], 2) << m << " rows: columns for both threads";
+    MappingOptions narrow = default_preset(checked, "mm", {{"M", m}, {"K", 1024}, {"N", many / 4}});
+    if (m > 128 && m <= 1024)
+      EXPECT_EQ((m + narrow.tile[0] - 1) / narrow.tile[0], 2) << m << " rows of few columns: two tiles";
   }
   for (const char* other : {"imm", "hmm"}) {
     MappingOptions i = default_preset(checked, other, {{"M", 1024}, {"K", 1024}, {"N", 1024}});
