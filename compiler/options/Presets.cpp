@@ -91,6 +91,15 @@ bool operand_uses(const SemaStmt& s, const ast::Expr& operand, int idx) {
   return false;
 }
 
+// Whether the operand's last subscript, the one along its contiguous dimension, uses idx.
+bool operand_runs_along(const SemaStmt& s, const ast::Expr& operand, int idx) {
+  if (operand.args.empty()) return false;
+  for (const AccessConstraint& c : s.constraints)
+    if (c.subscript == operand.args.back().get() && std::find(c.indices.begin(), c.indices.end(), idx) != c.indices.end())
+      return true;
+  return false;
+}
+
 // The reads of the product `s`, converted or not (none when it is not a product of two
 // tensor reads).
 std::vector<const ast::Expr*> product_operands(const SemaStmt& s) {
@@ -244,6 +253,8 @@ int vector_index(const SemaDef& def, const SemaStmt& s, const std::vector<IndexR
   return L - 1;
 }
 
+std::optional<PackRequest> shared_operand_pack(const SemaStmt& s, int v, int depth, int64_t whole_bytes);
+
 // `columns_per_thread`: rows that fit one cache tile leave the columns to the threads,
 // even where they would fit one tile (see mapping_preset).
 MappingOptions contraction_preset(const SemaDef& def, const SemaStmt& s, const std::vector<IndexRange>* ranges,
@@ -306,9 +317,25 @@ MappingOptions contraction_preset(const SemaDef& def, const SemaStmt& s, const s
       cols = lanes;
       rows = wide && one_load && 2 * ev >= lanes ? 8 : 4;
     }
-    // Rows in one tile leave the columns to share among threads: four tiles or more.
-    int64_t row = row_tile(extent(L - 2), rows, extent(L - 1) >= 2 * cache_cols);
-    if (row >= extent(L - 2) && extent(L - 1) >= 2 * cache_cols) cache_cols /= 2;
+    // A shared operand stored columns first (a linear layer's W(out, in)) is copied
+    // transposed, reading its rows along the summed index: a tile of up to 1024 of it (a
+    // 4 KiB page of floats) gives the prefetcher long runs, and 128 columns keep the copy
+    // at 512 KiB. On one Intel core (AVX-512), cold: W(out, in) of 64 x 1024 x 1024 ran
+    // 150-154 GFLOP/s against 140-145 in tiles of 256 x 256, 512 x 512 x 2048 189-190
+    // against 169-170 (two cores 384 against 341), 1024^3 200-203 against 188-190. A sum
+    // of 256 keeps its tiles: 128 columns ran 128 x 1024 x 256 at 0.9x. So does a product
+    // whose rows' operand is read across the sum too (A(k, m): each row tile's 1024 lines
+    // of it spilled from L1, 0.52x at 512 x 768 x 1024). Not measured with AVX2, which
+    // keeps its tiles.
+    bool long_copy = false;
+    const ast::Expr* rows_operand = operand_without(s, v);
+    if (auto p = shared_operand_pack(s, v, 0, 0); wide && p && !p->order.empty() && extent(n - 1) > cache_k &&
+                                                 rows_operand && operand_runs_along(s, *rows_operand, n - 1))
+      long_copy = true, cache_cols = 128, cache_k = 1024;
+    // Rows in one tile leave the columns to share among threads: four tiles or more (of
+    // 128 columns, four or more too: 3 made 384 columns of 256 x 384 x 512 run 0.82x on two).
+    int64_t row = row_tile(extent(L - 2), rows, extent(L - 1) >= (long_copy ? 4 : 2) * cache_cols);
+    if (row >= extent(L - 2) && extent(L - 1) >= 2 * cache_cols && !long_copy) cache_cols /= 2;
     // Asked to, columns of one tile split into two halves of whole register tiles. Three
     // register tiles of columns split two to one; the rows then split instead where two
     // tiles of whole register tiles share them evenly (neither 60 % or more), each thread
