@@ -297,7 +297,7 @@ class CWriter {
     }
     std::string indent = in;
     if (p.transposes())
-      for (size_t d : {a, b}) {
+      for (size_t d : {b, a}) {
         std::string q = "q" + std::to_string(d), step = std::to_string(p.copy_block);
         line(indent + "for (int64_t " + q + " = " + lo[d] + "; " + q + " < " + end[d] + "; " + q + " += " + step + ")");
         lo[d] = q, end[d] = "tcs_min(" + end[d] + ", " + q + " + " + step + ")";

@@ -117,6 +117,8 @@ TEST(Pack, ConvolutionInPermutedBufferOrders) {
 
 // Blocked by cache lines; a buffer row of an even number of lines (32 floats: two) gets one
 // line more, so a block's stores a row apart land in different L1 sets; an odd one does not.
+// The blocks along the tensor's rows run inside those along the buffer's, as the compiled
+// copy walks them (LlvmPack.cpp): the C shows the order that runs.
 TEST(Pack, TheTransposedCopyIsBlockedAndPaddedInTheCText) {
   PackKernel k = load("def tmm(float(M,K) A, float(N,K) B) -> (C) { C(m,n) +=! A(m,k) * B(n,k) }\n",
                       {{"M", 64}, {"K", 64}, {"N", 64}});
@@ -129,6 +131,7 @@ TEST(Pack, TheTransposedCopyIsBlockedAndPaddedInTheCText) {
   const std::string& c = r->text("c").text;
   EXPECT_NE(c.find("q1 += 16)"), std::string::npos) << c;
   EXPECT_NE(c.find("q0 += 16)"), std::string::npos) << c;
+  EXPECT_LT(c.find("q0 += 16)"), c.find("q1 += 16)")) << c;
   EXPECT_NE(c.find("float B_pack0[1536]"), std::string::npos) << c;  // 32 rows of 48
   EXPECT_NE(c.find("B_pack0[p0 + p1 * 48]"), std::string::npos) << c;
   expect_matches_interpreter(k, o, "padded rows");
