@@ -164,6 +164,34 @@ std::optional<TileBound> split_tile_bound(const LExpr& init, const LExpr& upper)
   return std::nullopt;
 }
 
+std::optional<ClampedTile> clamped_tile(const LExpr& init, const LExpr& upper) {
+  auto terms = [](const LExpr& e, LExpr::Op op) {  // in the order written
+    std::vector<const LExpr*> out;
+    auto add = [&](auto& self, const LExpr& x) -> void {
+      if (x.op != op) return out.push_back(&x);
+      for (const LExpr& a : x.args) self(self, a);
+    };
+    add(add, e);
+    return out;
+  };
+  std::vector<const LExpr*> starts = terms(init, LExpr::Op::Max), ends = terms(upper, LExpr::Op::Min);
+  if (starts.size() + ends.size() <= 2) return std::nullopt;  // not clamped
+  // The register tile is the narrowest pair a constant span apart; the first of equals.
+  const LExpr *a = nullptr, *b = nullptr;
+  int64_t least = 0;
+  for (const LExpr* x : starts)
+    for (const LExpr* y : ends)
+      if (std::optional<int64_t> span = constant_span(*x, *y); span && *span >= 0 && (!a || *span < least))
+        a = x, b = y, least = *span;
+  if (!a) return std::nullopt;
+  ClampedTile t{*a, *b, {}};
+  for (const LExpr* x : starts)
+    if (x != a) t.conditions.emplace_back(*a, *x);
+  for (const LExpr* y : ends)
+    if (y != b) t.conditions.emplace_back(*y, *b);
+  return t;
+}
+
 std::optional<int64_t> full_span(const LoopNode& n) {
   if (std::optional<int64_t> span = constant_span(n.init, n.upper)) return span;
   if (std::optional<TileBound> bound = split_tile_bound(n.init, n.upper)) return bound->span;

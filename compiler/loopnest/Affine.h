@@ -39,6 +39,17 @@ struct TileBound {
 };
 std::optional<TileBound> split_tile_bound(const LExpr& init, const LExpr& upper);
 
+// A register loop clamped at either end or both: from max(a, ...) to min(b, ...), where a
+// and b are a constant span apart (the register tile's own bounds) and the other terms
+// are a cache tile's or the domain's edges, as when a register tile straddles two cache
+// tiles. The full tile's bounds, and what makes the loop run them: each pair's first
+// value at least its second.
+struct ClampedTile {
+  LExpr init, upper;
+  std::vector<std::pair<LExpr, LExpr>> conditions;
+};
+std::optional<ClampedTile> clamped_tile(const LExpr& init, const LExpr& upper);
+
 // The loop's span at its longest: constant_span, or a partial tile's full tile span.
 std::optional<int64_t> full_span(const LoopNode& n);
 

@@ -395,15 +395,23 @@ TEST(RegisterTile, APaddedConvolutionCountsTheFlopsOfEveryTap) {
 }
 
 // Cache tiles that are not whole register tiles leave register tiles straddling two at
-// their edges (run-time bounds, sums through memory: sgemm 5x slower). Legal, and it
-// still computes the right sums, but the model notes it and names the multiple that
-// would keep them whole; a tile that covers the loop or is a multiple gets no note.
+// their edges (run-time bounds, sums through memory). Legal, and it still computes the
+// right sums, but the model notes it and names the multiple that would keep them whole;
+// a tile that covers the loop or is a multiple gets no note. The register tiles inside a
+// cache tile run whole: the test for them goes outside the summed loop, its copy with
+// the register tile's own bounds (sgemm 1024^3 in tiles of 128 rows of 12 ran 39
+// GFLOP/s on an Intel core without that copy, 154 with it, 185 in tiles of 132).
 TEST(RegisterTile, CacheTilesThatAreNotWholeRegisterTilesAreNoted) {
   const std::string mm = "def mm(float(M,K) A, float(K,N) B) -> (C) {\n  C(m, n) +=! A(m, k) * B(k, n)\n}\n";
   auto notes = [&](const std::string& tile, SizeMap sizes) {
     std::string options = R"({"outerScheduleFusionStrategy": "Min", "tile": )" + tile +
                           R"(, "registerTile": [12, 16], "cpu": {"vectorWidth": 8, "pointLoopOrder": [2, 0, 1], "registerAccumulate": true}})";
-    check(mm, {"tile " + tile, sizes, options});
+    std::string c = check(mm, {"tile " + tile, sizes, options}).c;
+    if (tile == "[32, 16, 8]") {
+      EXPECT_NE(c.find("if ((((12 * c3) >= (32 * c0))"), std::string::npos) << "a whole register tile inside: " << c;
+      EXPECT_NE(c.find("for (int64_t c6 = (12 * c3); c6 <= ((12 * c3) + 11); c6++)"), std::string::npos) << c;
+      EXPECT_LT(c.find("if ("), c.find("accumulators in registers")) << c;
+    }
     std::shared_ptr<const CheckedFile> checked = check_source("k.tc", mm);
     const SemaDef& def = checked->defs.at(0);
     auto compiled = compile_kernel(KernelSetup{checked, &def, {}, *shapes_evaluate(def, sizes)},
