@@ -151,12 +151,22 @@ class Tiler {
     return node;
   }
 
+  static bool all_shallower_than(const isl::schedule_node& node, size_t indices) {
+    bool all = true;
+    node_domain(node).foreach_set([&](isl::set set) { all = all && size_t(isl_set_dim(set.get(), isl_dim_set)) < indices; });
+    return all;
+  }
+
   isl::schedule_node_band reorder(isl::schedule_node_band band, const std::vector<int>& order) {
     unsigned n = band.n_member();
     point_band_loops_.insert(n);
     if (order.size() != n) {
       // Kernels mix band depths (a 2-d initialisation beside a 3-d reduction): the order
-      // applies to the bands it fits.
+      // applies to the bands it fits. Statements of fewer indices than the order has
+      // entries (an initialisation, a bias and ReLU after the product) cannot be the ones
+      // it is written for, so they go without a note: every preset of a contraction made
+      // one, and notes are for what a user may want to change.
+      if (all_shallower_than(band, order.size())) return band;
       job_.note("cpu.pointLoopOrder has " + std::to_string(order.size()) + " entries; the point band over " + statement_list(band) +
            " has " + std::to_string(n) + " loops and keeps its order");
       return band;
