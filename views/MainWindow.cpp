@@ -540,13 +540,14 @@ void MainWindow::show_outcome(std::shared_ptr<const CompileOutcome> o) {
     problems_->resizeColumnToContents(DiagnosticsModel::SeverityColumn);
     problems_->resizeColumnToContents(DiagnosticsModel::LineColumnColumn);
   }
-  int errors = 0, warnings = 0;
+  int errors = 0, warnings = 0, notes = 0;
   for (const Diagnostic& d : problems) {
     if (d.severity == Severity::Error) ++errors;
     if (d.severity == Severity::Warning) ++warnings;
+    if (d.severity == Severity::Note) ++notes;
   }
-  problems_label_->setText(errors || warnings ? tr("%1 error(s), %2 warning(s)").arg(errors).arg(warnings)
-                                              : tr("no problems"));
+  QString label = errors || warnings ? tr("%1 error(s), %2 warning(s)").arg(errors).arg(warnings) : tr("no problems");
+  problems_label_->setText(notes ? label + tr(", %1 note(s)").arg(notes) : label);
 
   editor_->set_shapes(o->entry, o->shapes ? &*o->shapes : nullptr);
   if (o->result && !o->result->lowering.passes.empty()) {

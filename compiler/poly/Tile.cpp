@@ -105,6 +105,7 @@ class Tiler {
   // tiles of 128 ran sgemm 1024^3 5x slower than in tiles of 132). Legal, so a note that
   // says which multiple would do.
   void note_straddling(const isl::schedule_node_band& band, const MappingOptions& o) {
+    if (only_initialisations(band)) return;  // no sums to carry: the reduction's note says it
     std::vector<int64_t> tile = used_sizes(band, o.tile), reg = used_sizes(band, o.register_tile);
     for (unsigned i = 0; i < band.n_member(); ++i) {
       int64_t t = tile[i], r = reg[i];
@@ -149,6 +150,16 @@ class Tiler {
       node = mark_band(job_, node.as<isl::schedule_node_band>(), LoopRole::Point).parent();
     for (unsigned i = 0, n = node.n_children(); i < n; ++i) node = mark_unmarked_bands(node.child(int(i))).parent();
     return node;
+  }
+
+  bool only_initialisations(const isl::schedule_node& node) const {
+    bool all = true;
+    node_domain(node).foreach_set([&](isl::set set) {
+      std::string name = isl_set_get_tuple_name(set.get());
+      auto s = std::find_if(job_.stmts.begin(), job_.stmts.end(), [&](const PolyStmt& p) { return p.name == name; });
+      all = all && s != job_.stmts.end() && s->is_init;
+    });
+    return all;
   }
 
   static bool all_shallower_than(const isl::schedule_node& node, size_t indices) {

@@ -275,6 +275,36 @@ class DailyUseTest : public QObject {
     QVERIFY(hint->text().isEmpty());
   }
 
+  // The compiler's notes on the options (here a cache tile of rows that is no multiple of
+  // the register tile's) reached users only through `compile --emit model`: Problems lists
+  // them, on the def's name, without a squiggle, and the status bar counts them.
+  void compiler_notes_are_listed_in_problems() {
+    MainWindow w(QStringLiteral(TCS_EXAMPLES_DIR));
+    w.resize(1280, 800);
+    QVERIFY(w.open_file(example_path("matmul.tc")));
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(wait_idle(w));
+    QCOMPARE(w.diagnostics()->rowCount(), 0);  // the default makes no note
+    auto options = mapping_options_from_json(
+        "{\"outerScheduleFusionStrategy\": \"Min\", \"tile\": [32, 32, 32], \"registerTile\": [12, 16], "
+        "\"cpu\": {\"pointLoopOrder\": [2, 0, 1], \"registerAccumulate\": true}}");
+    QVERIFY(options);
+    w.apply_options(*options);
+    QVERIFY(wait_idle(w));
+    QVERIFY(!w.outcome()->error);
+    QVERIFY2(w.outcome()->options_json.find("[12, 16]") != std::string::npos, w.outcome()->options_json.c_str());
+    QCOMPARE(w.diagnostics()->rowCount(), 1);
+    QString severity = w.diagnostics()->index(0, DiagnosticsModel::SeverityColumn).data().toString();
+    QString message = w.diagnostics()->index(0, DiagnosticsModel::MessageColumn).data().toString();
+    QCOMPARE(severity, QStringLiteral("note"));
+    QVERIFY2(message.startsWith("compiler: tile[0] (32) is not a multiple of registerTile[0] (12)"), qPrintable(message));
+    long begin = w.diagnostics()->index(0, 0).data(DiagnosticsModel::RangeBeginRole).toLongLong();
+    QCOMPARE(w.editor()->text().mid(int(begin), 6), QStringLiteral("matmul"));
+    QVERIFY2(w.status_text().contains("no problems, 1 note(s)"), qPrintable(w.status_text()));
+    screenshot(&w, "compiler_notes");
+  }
+
   // Defect 8, the small things, each as a user met it.
   void hovering_a_squiggle_shows_its_message() {
     MainWindow w(QStringLiteral(TCS_EXAMPLES_DIR));

@@ -123,7 +123,7 @@ class ModelsTest : public QObject {
     QVERIFY(got.size() >= 2 && !got.front()->final && got.front()->result && got.front()->result->text("llvm").text.empty());
   }
 
-  void service_reports_problems_as_data() {
+  void service_reports_problems_as_values() {
     CompileService service;
     std::shared_ptr<const CompileOutcome> last;
     connect(&service, &CompileService::compiled, this, [&](std::shared_ptr<const CompileOutcome> o) { last = o; });
@@ -146,6 +146,22 @@ class ModelsTest : public QObject {
     wait_for(service.submit(options));
     QVERIFY2(last->failed(ErrorKind::Options), last->error_message().c_str());
     QVERIFY(last->error_message().find("tile") != std::string::npos);
+
+    // The compiler's notes on the options reach Problems as notes on the def's name: a
+    // cache tile of rows that is no multiple of the register tile's.
+    CompileJob straddling = job_for(kMatmul);
+    straddling.options_json = "{\"outerScheduleFusionStrategy\": \"Min\", \"tile\": [8, 16, 8], \"registerTile\": [6, 8], "
+                              "\"cpu\": {\"registerAccumulate\": true}}";
+    wait_for(service.submit(straddling));
+    QVERIFY2(!last->error, last->error_message().c_str());
+    std::vector<Diagnostic> problems = outcome_problems(*last);
+    auto note = std::find_if(problems.begin(), problems.end(), [](const Diagnostic& d) { return d.severity == Severity::Note; });
+    QVERIFY(note != problems.end());
+    QVERIFY2(note->message.find("compiler: tile[0] (8) is not a multiple of registerTile[0] (6)") == 0, note->message.c_str());
+    QCOMPARE(last->checked->file.text().substr(note->range.begin, 6), std::string("matmul"));
+    QVERIFY(std::none_of(problems.begin(), problems.end(), [](const Diagnostic& d) { return d.severity != Severity::Note; }));
+    wait_for(service.submit(job_for(kMatmul)));  // the default makes none
+    QVERIFY(outcome_problems(*last).empty());
 
     CompileJob run = job_for(kMatmul);
     run.run = true;

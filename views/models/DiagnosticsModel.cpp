@@ -37,8 +37,9 @@ QVariant DiagnosticsModel::data(const QModelIndex& index, int role) const {
   if (role == Qt::DecorationRole && index.column() == SeverityColumn) {
     QStyle* style = QApplication::style();
     if (!style) return {};
-    return style->standardIcon(d.severity == Severity::Error ? QStyle::SP_MessageBoxCritical
-                                                             : QStyle::SP_MessageBoxWarning);
+    return style->standardIcon(d.severity == Severity::Error     ? QStyle::SP_MessageBoxCritical
+                               : d.severity == Severity::Warning ? QStyle::SP_MessageBoxWarning
+                                                                 : QStyle::SP_MessageBoxInformation);
   }
   return {};
 }

@@ -93,6 +93,11 @@ std::vector<Diagnostic> outcome_problems(const CompileOutcome& o) {
     d.range = o.def()->ast->name_range;
     out.push_back(std::move(d));
   }
+  // What the compiler said of the options and the model (a straddling register tile, a
+  // loop order that fits no band, a subscript it cannot bound): notes on the def's name.
+  if (o.result && o.def())
+    for (const std::string& n : o.result->lowering.model.notes)
+      out.push_back(Diagnostic{Severity::Note, "compiler: " + n, o.def()->ast->name_range, {}});
   return out;
 }
 

@@ -111,7 +111,8 @@ std::string kernel_change(const CompileOutcome& shown, const CompileOutcome& now
 
 // What Problems lists for a result: the front end's diagnostics and, when compiling
 // stopped after it (sizes, options, a failed run), that error too, placed on the def's
-// name, so no problem is shown only in the status bar.
+// name, so no problem is shown only in the status bar; then the compiler's notes, there
+// too (Severity::Note, which the editor does not underline).
 std::vector<Diagnostic> outcome_problems(const CompileOutcome& o);
 
 // The front end, entry, sizes and options of a job (through the compiler's one kernel
