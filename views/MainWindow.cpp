@@ -471,6 +471,8 @@ CompileJob MainWindow::current_job(bool run) const {
   job.preset = kernel_->options()->preset();
   job.options_json = kernel_->options()->custom_json();
   job.run = run;
+  job.threads = run_report_->threads();
+  job.cold_caches = run_report_->cold_caches();
   return job;
 }
 

@@ -1,12 +1,16 @@
 #include "views/panels/RunPanel.h"
 
+#include <QCheckBox>
 #include <QFontDatabase>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QSpinBox>
 #include <QVBoxLayout>
+#include <algorithm>
+#include <thread>
 
 #include "views/service/CompileService.h"
 
@@ -27,8 +31,20 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
   report_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
   report_->setPlaceholderText(tr("Build ▸ Run (Ctrl+R) runs the kernel on random inputs, times it and "
                                  "compares it with the reference interpreter."));
+  threads_ = new QSpinBox(this);
+  threads_->setObjectName(QStringLiteral("runThreads"));
+  threads_->setRange(1, int(std::max(1u, std::thread::hardware_concurrency())));
+  threads_->setValue(threads_->maximum());  // as the CLI's run: every core
+  threads_->setPrefix(tr("threads: "));
+  threads_->setToolTip(tr("Threads for the kernel's parallel loops (the CLI's run --threads)"));
+  cold_ = new QCheckBox(tr("cold caches"), this);
+  cold_->setObjectName(QStringLiteral("runCold"));
+  cold_->setToolTip(tr("Every timed call starts with cold caches: copies of the buffers over 64 MiB are rotated, "
+                       "as the benchmark and the CLI's run --cold time it. Off: warm, each call after the last."));
   auto* row = new QHBoxLayout;
   row->setContentsMargins(0, 0, 0, 0);
+  row->addWidget(threads_);
+  row->addWidget(cold_);
   row->addWidget(stage_, 1);
   row->addWidget(bar_);
   row->addWidget(cancel_);
@@ -59,6 +75,9 @@ void RunPanel::follow(CompileService* service) {
   });
   connect(cancel_, &QPushButton::clicked, service, &CompileService::cancel);
 }
+
+int RunPanel::threads() const { return threads_->value(); }
+bool RunPanel::cold_caches() const { return cold_->isChecked(); }
 
 void RunPanel::show_started() {
   set_running(true);
@@ -94,12 +113,13 @@ void RunPanel::show_outcome(const CompileOutcome& o) {
   }
   const RunReport& rr = *o.run;
   QString verdict = !rr.checked ? tr("not checked") : rr.ok ? tr("check passed") : tr("CHECK FAILED");
-  QString text = tr("%1  median %2 ms over %3 runs, %4 GFLOP/s, %5 thread(s)\n")
+  QString text = tr("%1  median %2 ms over %3 runs, %4 GFLOP/s, %5 thread(s), %6 caches\n")
                      .arg(verdict)
                      .arg(rr.median_ms, 0, 'g', 4)
                      .arg(rr.repeats)
                      .arg(rr.gflops, 0, 'f', 2)
-                     .arg(rr.threads);
+                     .arg(rr.threads)
+                     .arg(rr.cold_caches ? tr("cold") : tr("warm"));
   if (rr.checked) text += tr("worst error %1\n").arg(rr.worst_error, 0, 'g', 3);
   if (!rr.note.empty()) text += QString::fromStdString(rr.note) + "\n";
   for (const std::string& l : rr.lines) text += QString::fromStdString(l) + "\n";

@@ -3,14 +3,17 @@
 // per output against the interpreter, or why the check was skipped) or why the run
 // failed. While a run is on, a progress line and a Cancel button; once the kernel, its
 // sizes or options change, the report is greyed and says it is stale. It follows the
-// compile service itself.
+// compile service itself. Above the report, how the next run is timed: threads, and warm
+// or cold caches (the CLI's run --threads and --cold; the benchmark times cold).
 #include <QWidget>
 #include <memory>
 
+class QCheckBox;
 class QLabel;
 class QPlainTextEdit;
 class QProgressBar;
 class QPushButton;
+class QSpinBox;
 
 namespace tcs {
 
@@ -27,6 +30,10 @@ class RunPanel : public QWidget {
   QPlainTextEdit* report() const { return report_; }
   QPushButton* cancel_button() const { return cancel_; }
   QLabel* progress_label() const { return stage_; }
+  QSpinBox* threads_box() const { return threads_; }
+  QCheckBox* cold_box() const { return cold_; }
+  int threads() const;
+  bool cold_caches() const;
   bool running() const { return running_; }
   // Empty while the report describes the kernel in the editor; the reason otherwise.
   QString stale_reason() const { return stale_reason_; }
@@ -40,6 +47,8 @@ class RunPanel : public QWidget {
   QProgressBar* bar_;
   QPushButton* cancel_;
   QPlainTextEdit* report_;
+  QSpinBox* threads_;
+  QCheckBox* cold_;
   bool running_ = false;
   QString stale_reason_;
   std::shared_ptr<const CompileOutcome> measured_;  // the run the report shows

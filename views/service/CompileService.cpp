@@ -32,7 +32,7 @@ constexpr double kMaxCheckedFlops = 1e8;
 // Runs the compiled kernel on seeded random inputs, checks every output against the
 // interpreter (when it is small enough) and times it (at least 3 runs and 0.2 s, at most
 // 100 runs) with the compiler's one measurement routine, telling `progress` as it goes.
-Expected<RunReport> run_kernel(const Kernel& kernel, uint64_t seed, const std::atomic<bool>& cancel,
+Expected<RunReport> run_kernel(const Kernel& kernel, uint64_t seed, bool cold_caches, const std::atomic<bool>& cancel,
                                const std::function<void(const QString&)>& progress) {
   auto inputs = random_inputs(kernel.def(), kernel.shapes(), seed);
   if (!inputs) return inputs.failure();
@@ -44,6 +44,7 @@ Expected<RunReport> run_kernel(const Kernel& kernel, uint64_t seed, const std::a
   };
   request.on_stage = [&](const char* stage) { progress(QString::fromLatin1(stage)); };
   request.check = flops <= kMaxCheckedFlops;
+  request.cold_caches = cold_caches;
   auto m = measure_kernel(kernel, *inputs, request);
   if (!m) return m.failure();
   RunReport report;
@@ -52,6 +53,7 @@ Expected<RunReport> run_kernel(const Kernel& kernel, uint64_t seed, const std::a
     report.note = "not checked: " + number(flops) + " operations are too many for the reference interpreter (at most " +
                   number(kMaxCheckedFlops) + "); lower the sizes to check the results";
   report.threads = kernel.threads();
+  report.cold_caches = cold_caches;
   report.repeats = int(m->timing.ms.size());
   report.median_ms = m->timing.median_ms;
   report.gflops = m->gflops;
@@ -224,7 +226,8 @@ void CompileService::execute(const CompileJob& job, const std::atomic<bool>& can
       out->error = Error{ErrorKind::Cancelled, "run cancelled"};
     } else if (job.run) {
       auto t0 = Clock::now();
-      auto report = run_kernel(*out->result->kernel, job.seed, cancel, progress);
+      if (job.threads > 0) out->result->kernel->set_threads(job.threads);
+      auto report = run_kernel(*out->result->kernel, job.seed, job.cold_caches, cancel, progress);
       out->timings.push_back({"run", ms_since(t0)});
       if (report) out->run = std::move(*report);
       else out->error = report.failure();

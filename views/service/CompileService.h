@@ -30,12 +30,17 @@ struct CompileJob {
   bool emit_llvm = true, emit_asm = true;
   bool run = false;  // JIT-compile, run on random inputs, time, and check against the interpreter
   uint64_t seed = 0;
+  // How a run is timed, as the CLI's run takes them: threads for parallel loops (0: every
+  // core), and cold caches (--cold: copies of the buffers rotated, as the benchmark times).
+  int threads = 0;
+  bool cold_caches = false;
 };
 
 // What a run with check measured.
 struct RunReport {
   double median_ms = 0, gflops = 0;
   int repeats = 0, threads = 1;
+  bool cold_caches = false;
   double worst_error = 0;
   bool ok = true;
   bool checked = true;  // false: too large for the interpreter, timed only (note says why)
