@@ -777,6 +777,9 @@ void MainWindow::restore_settings() {
   code_->splitter()->restoreState(s.value(QStringLiteral("codeColumns")).toByteArray());
   for (const char* name : {"hideComments", "hideDirectives"})
     if (auto* a = findChild<QAction*>(QString::fromLatin1(name))) a->setChecked(s.value(QString::fromLatin1(name), false).toBool());
+  // How Run times (every core unless a count was saved; one past this machine's clamps).
+  run_report_->set_threads(s.value(QStringLiteral("runThreads"), 1 << 20).toInt());
+  run_report_->set_cold_caches(s.value(QStringLiteral("runColdCaches"), false).toBool());
   rebuild_recent_menu();
 }
 
@@ -789,6 +792,8 @@ void MainWindow::save_settings() {
   s.setValue(QStringLiteral("codeColumns"), code_->splitter()->saveState());
   for (const char* name : {"hideComments", "hideDirectives"})
     if (auto* a = findChild<QAction*>(QString::fromLatin1(name))) s.setValue(QString::fromLatin1(name), a->isChecked());
+  s.setValue(QStringLiteral("runThreads"), run_report_->threads());
+  s.setValue(QStringLiteral("runColdCaches"), run_report_->cold_caches());
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

@@ -3,6 +3,7 @@
 // check the lines it generated light up; change sizes and options, diff two option sets,
 // run with check, save. Screenshots go to $TCS_SCREENSHOT_DIR when set.
 #include <QAction>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QPushButton>
@@ -29,6 +30,7 @@
 #include "views/panels/DiffPanel.h"
 #include "views/MainWindow.h"
 #include "views/panels/OptionsPanel.h"
+#include "views/panels/RunPanel.h"
 #include "views/models/PassListModel.h"
 #include "views/models/SizesModel.h"
 #include "views/editor/SourceEditor.h"
@@ -355,6 +357,8 @@ class MainWindowTest : public QObject {
       QVERIFY(wait_idle(w));
       w.set_dark(true);
       w.findChild<QAction*>("hideComments")->setChecked(true);
+      w.run_panel()->threads_box()->setValue(1);
+      w.run_panel()->cold_box()->setChecked(true);
       screenshot(&w, "main_window_dark");
       QVERIFY(w.close());  // not modified: no prompt; settings are written
     }
@@ -362,8 +366,12 @@ class MainWindowTest : public QObject {
     QVERIFY(again.findChild<QAction*>("hideComments")->isChecked());
     QCOMPARE(again.size(), QSize(1500, 900));
     QCOMPARE(again.editor()->lexer()->paper(0), palette(true).paper);
+    QCOMPARE(again.run_panel()->threads(), 1);  // how Run times, too
+    QVERIFY(again.run_panel()->cold_caches());
     again.set_dark(false);
     again.findChild<QAction*>("hideComments")->setChecked(false);
+    again.run_panel()->threads_box()->setValue(again.run_panel()->threads_box()->maximum());
+    again.run_panel()->cold_box()->setChecked(false);
     QVERIFY(again.close());
   }
 

@@ -78,6 +78,8 @@ void RunPanel::follow(CompileService* service) {
 
 int RunPanel::threads() const { return threads_->value(); }
 bool RunPanel::cold_caches() const { return cold_->isChecked(); }
+void RunPanel::set_threads(int threads) { threads_->setValue(threads); }
+void RunPanel::set_cold_caches(bool cold) { cold_->setChecked(cold); }
 
 void RunPanel::show_started() {
   set_running(true);

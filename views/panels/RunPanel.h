@@ -34,6 +34,8 @@ class RunPanel : public QWidget {
   QCheckBox* cold_box() const { return cold_; }
   int threads() const;
   bool cold_caches() const;
+  void set_threads(int threads);  // clamped to this machine's cores
+  void set_cold_caches(bool cold);
   bool running() const { return running_; }
   // Empty while the report describes the kernel in the editor; the reason otherwise.
   QString stale_reason() const { return stale_reason_; }
