@@ -330,6 +330,15 @@ class DailyUseTest : public QObject {
     QVERIFY2(report.contains("check passed") && report.contains("1 thread(s), cold caches"), qPrintable(report));
     QCOMPARE(w.outcome()->run->threads, 1);
     QVERIFY(w.outcome()->run->cold_caches);
+    // Changed settings grey the report until a run with them replaces it; changed back,
+    // it describes them again.
+    QVERIFY(run->stale_reason().isEmpty());
+    run->cold_box()->setChecked(false);
+    QVERIFY2(run->stale_reason().contains("run settings"), qPrintable(run->stale_reason()));
+    run->cold_box()->setChecked(true);
+    QVERIFY(run->stale_reason().isEmpty());
+    run->threads_box()->setValue(run->threads_box()->maximum());
+    QCOMPARE(run->stale_reason().isEmpty(), run->threads_box()->maximum() == 1);
   }
 
   // Defect 8, the small things, each as a user met it.

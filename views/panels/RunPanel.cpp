@@ -41,6 +41,9 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
   cold_->setObjectName(QStringLiteral("runCold"));
   cold_->setToolTip(tr("Every timed call starts with cold caches: copies of the buffers over 64 MiB are rotated, "
                        "as the benchmark and the CLI's run --cold time it. Off: warm, each call after the last."));
+  // A report timed otherwise than the settings now say greys out, as for a changed kernel.
+  connect(threads_, &QSpinBox::valueChanged, this, [this] { update_stale(); });
+  connect(cold_, &QCheckBox::toggled, this, [this] { update_stale(); });
   auto* row = new QHBoxLayout;
   row->setContentsMargins(0, 0, 0, 0);
   row->addWidget(threads_);
@@ -60,14 +63,17 @@ void RunPanel::follow(CompileService* service) {
   connect(service, &CompileService::compiled, this,
           [this](std::shared_ptr<const CompileOutcome> o) {
             if (o->run_requested) {
-              if (o->final) measured_ = o;
+              if (o->final) {
+                measured_ = o;
+                kernel_change_.clear();
+              }
               show_outcome(*o);
             } else if (running_ && o->final) {  // a newer job replaced the run before it ended
               set_running(false);
               report_->setPlainText(tr("run superseded by a newer compile; Ctrl+R runs again"));
             } else if (measured_ && o->final) {
-              std::string change = kernel_change(*measured_, *o);
-              set_stale(change.empty() ? QString() : tr("%1 changed since this run").arg(QString::fromStdString(change)));
+              kernel_change_ = kernel_change(*measured_, *o);
+              update_stale();
             }
           });
   connect(service, &CompileService::progress, this, [this](const QString& stage) {
@@ -93,6 +99,18 @@ void RunPanel::set_running(bool running) {
   bar_->setVisible(running);
   cancel_->setVisible(running);
   stage_->setVisible(running || !stale_reason_.isEmpty());
+}
+
+// Why the report no longer describes what a run would measure now: the kernel changed
+// (kernel_change_), or the run settings did; nothing while it does.
+void RunPanel::update_stale() {
+  if (!measured_ || running_) return;
+  if (!kernel_change_.empty())
+    set_stale(tr("%1 changed since this run").arg(QString::fromStdString(kernel_change_)));
+  else if (measured_->run && (measured_->run->threads != threads() || measured_->run->cold_caches != cold_caches()))
+    set_stale(tr("the run settings changed since this run"));
+  else
+    set_stale({});
 }
 
 // A report that no longer describes the kernel in the editor stays readable but greyed,

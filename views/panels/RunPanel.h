@@ -2,11 +2,12 @@
 // The Run dock: what Build ▸ Run measured (median time, GFLOP/s, threads, the worst error
 // per output against the interpreter, or why the check was skipped) or why the run
 // failed. While a run is on, a progress line and a Cancel button; once the kernel, its
-// sizes or options change, the report is greyed and says it is stale. It follows the
+// sizes or options, or the run settings change, the report is greyed and says it is stale. It follows the
 // compile service itself. Above the report, how the next run is timed: threads, and warm
 // or cold caches (the CLI's run --threads and --cold; the benchmark times cold).
 #include <QWidget>
 #include <memory>
+#include <string>
 
 class QCheckBox;
 class QLabel;
@@ -44,6 +45,7 @@ class RunPanel : public QWidget {
   void show_outcome(const CompileOutcome& o);
   void set_running(bool running);
   void set_stale(const QString& reason);
+  void update_stale();
 
   QLabel* stage_;
   QProgressBar* bar_;
@@ -53,6 +55,7 @@ class RunPanel : public QWidget {
   QCheckBox* cold_;
   bool running_ = false;
   QString stale_reason_;
+  std::string kernel_change_;  // what changed since the measured run, as kernel_change says
   std::shared_ptr<const CompileOutcome> measured_;  // the run the report shows
 };
 
