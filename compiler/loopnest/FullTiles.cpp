@@ -21,8 +21,8 @@ std::vector<LoopNode*> register_chain(LoopNode& n) {
 
 // Splits the register tile under `n`'s accumulating loops into a full-tile copy, where
 // every register loop runs its whole span, and the original for the edge: a loop clamped
-// at the domain's end, or at both ends of a cache tile it straddles (clamped_tile). The test goes
-// outside the outermost accumulating loop that does not move the edge, so a
+// at the domain's end, or at both ends of a cache tile it straddles (clamped_tile). The
+// test goes outside the outermost accumulating loop that does not move the edge, so a
 // convolution's c, kh and kw loops all sit inside one full tile.
 bool split(LoopNode& n, const std::vector<const LoopNode*>& around) {
   // The loop `depth` only-children below `root`.
@@ -33,6 +33,8 @@ bool split(LoopNode& n, const std::vector<const LoopNode*>& around) {
   };
   std::vector<const LoopNode*> reds = accumulating_loops(n);
   std::vector<LoopNode*> chain = register_chain(*below(n, reds.size() - 1));
+  std::vector<const LoopNode*> accumulating = around;  // every accumulating loop around the tile
+  accumulating.insert(accumulating.end(), reds.begin(), reds.end());
   std::optional<LExpr> cond;
   std::vector<std::pair<size_t, ClampedTile>> bounds;  // register loop, its full tile
   for (size_t i = 0; i < chain.size(); ++i) {
@@ -41,8 +43,6 @@ bool split(LoopNode& n, const std::vector<const LoopNode*>& around) {
     // One clamped at its start too (a register tile straddling two cache tiles) only where
     // the test can go outside every accumulating loop: a padded convolution's taps clamp
     // the rows they read at both ends, and tested per tap its kernel ran 0.85-0.9x.
-    std::vector<const LoopNode*> accumulating = around;
-    accumulating.insert(accumulating.end(), reds.begin(), reds.end());
     if (chain[i]->init.op == LExpr::Op::Max &&
         std::any_of(bound->conditions.begin(), bound->conditions.end(), [&](const auto& c) {
           return moves_with(c.first, accumulating) || moves_with(c.second, accumulating);

@@ -155,9 +155,8 @@ class Tiler {
   bool only_initialisations(const isl::schedule_node& node) const {
     bool all = true;
     node_domain(node).foreach_set([&](isl::set set) {
-      std::string name = isl_set_get_tuple_name(set.get());
-      auto s = std::find_if(job_.stmts.begin(), job_.stmts.end(), [&](const PolyStmt& p) { return p.name == name; });
-      all = all && s != job_.stmts.end() && s->is_init;
+      int k = job_.stmt_index(isl_set_get_tuple_name(set.get()));
+      all = all && k >= 0 && job_.stmts[size_t(k)].is_init;
     });
     return all;
   }

@@ -99,7 +99,6 @@ std::optional<LinearRead> linear_read(const Expr& e, const SemaDef& def, const D
   return std::nullopt;
 }
 
-
 bool reads_a_tensor(const Expr& e) {
   if (e.ref == NameRef::Tensor) return true;
   for (const auto& a : e.args)

@@ -2,9 +2,10 @@
 // The Run dock: what Build ▸ Run measured (median time, GFLOP/s, threads, the worst error
 // per output against the interpreter, or why the check was skipped) or why the run
 // failed. While a run is on, a progress line and a Cancel button; once the kernel, its
-// sizes or options, or the run settings change, the report is greyed and says it is stale. It follows the
-// compile service itself. Above the report, how the next run is timed: threads, and warm
-// or cold caches (the CLI's run --threads and --cold; the benchmark times cold).
+// sizes or options, or the run settings change, the report is greyed and says it is
+// stale. It follows the compile service itself. Above the report, how the next run is
+// timed: threads, and warm or cold caches (the CLI's run --threads and --cold; the
+// benchmark times cold).
 #include <QWidget>
 #include <memory>
 #include <string>
