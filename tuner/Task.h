@@ -2,6 +2,7 @@
 // One kernel's part of a tuning session: its cache session, what it already knows, its
 // search space and cost model, and the rounds it has run. The scheduler (tuner/Tuner.h)
 // decides which task runs the next round; a task decides what that round measures.
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <random>
@@ -56,6 +57,10 @@ class Task {
   // The worker's job for a candidate, and its time limit.
   std::pair<MeasureJob, double> job_for(const std::string& options, int min_calls, double min_total_ms, bool check);
   Status learn();
+  // The host's pace (Task.cpp): whether it is time to time the pace program again, and
+  // its timing taken.
+  bool pace_due() const;
+  void take_pace(const MeasureReply& reply);
   // The finalists' options and their timings from the turns (failed ones left out).
   Expected<std::vector<std::pair<std::string, Timing>>> remeasure_finalists();
 
@@ -79,6 +84,17 @@ class Task {
   std::string stopped_;
   int64_t next_job_ = 1;
   TuneProgress progress_;
+  // One program timed again every TuneSettings::pace_every_s: the median of its last three
+  // times over its reference (its own trial's median) divides the trials' times the
+  // learner gets.
+  struct Pace {
+    std::string options;  // empty until pacing begins
+    double reference_ms = 0;
+    double drift = 1;
+    std::vector<double> recent;  // the last three timings over the reference
+    std::chrono::steady_clock::time_point last{};
+  };
+  Pace pace_;
   // The round being assembled: features, the model's score and the program of each candidate.
   std::vector<FeatureRows> features_;
   std::vector<std::optional<double>> scores_;

@@ -30,6 +30,7 @@ struct TuneSettings {
   int remeasure = 3;            // the fastest re-measured before the winner is declared
   bool overlap = true;          // send candidates ahead: the worker compiles them on every core between timings
   bool cold = false;            // time with cold caches; results are kept apart from warm ones (tuning_target)
+  double pace_every_s = 5;      // the host's pace is timed at a round's start this long after the last time (Task.cpp)
   // Options to start from (a hand-tuned set, last week's winner), measured first, before
   // the presets, unless their program was measured already.
   std::vector<MappingOptions> start;
@@ -50,6 +51,10 @@ struct TuneProgress {
   int model_samples = 0;
   double model_rank = 0;
   double model_online_rank = 0;
+  // The host's pace: one fixed program's time now over its time in its own trial (1: as
+  // then; 1.1: the machine runs it 10 % slower). The cost model learns from the trials'
+  // times over it; the cache keeps them as measured.
+  double pace = 1;
   double elapsed_s = 0, eta_s = 0;
   int session_trials = 0;  // every task's trials in this session (the budget's count)
 };

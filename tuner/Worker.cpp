@@ -125,11 +125,36 @@ struct Built {
   double compile_ms = 0;
 };
 
+// Jobs sent unchecked come again with the same options: the tuner's pace program every few
+// seconds, and each finalist once a turn (tuner/Task.cpp). Their kernels are compiled once
+// per worker, a few at a time: on two cores the search's compiles are what bound matmul
+// 256^3's candidates a second, and a pace job compiled each round cost a tenth of them.
+std::shared_ptr<Kernel> kept_kernel(const std::string& key, std::shared_ptr<Kernel> compiled = nullptr) {
+  static std::mutex mutex;
+  static std::map<std::string, std::shared_ptr<Kernel>> kept;
+  std::lock_guard lock(mutex);
+  if (!compiled) {
+    auto it = kept.find(key);
+    return it == kept.end() ? nullptr : it->second;
+  }
+  if (kept.size() >= 8) kept.clear();
+  return kept[key] = std::move(compiled);
+}
+
 Expected<Built> build(const KernelSetup& k, const MappingOptions& o, const MeasureJob& job, const WorkerHooks& hooks) {
   auto t0 = std::chrono::steady_clock::now();
-  auto compiled = compile_kernel(k, o, CodegenChoice{"cpu", {}, true});
-  if (!compiled) return compiled.failure();
-  Built b{compiled->kernel, ms_since(t0)};
+  std::string key;
+  if (!job.check) {
+    key = job.source + '\n' + job.entry + '\n' + job.options_json;
+    for (const auto& [name, v] : k.shapes.sizes) key += ' ' + name + '=' + std::to_string(v);
+  }
+  std::shared_ptr<Kernel> kernel = key.empty() ? nullptr : kept_kernel(key);
+  if (!kernel) {
+    auto compiled = compile_kernel(k, o, CodegenChoice{"cpu", {}, true});
+    if (!compiled) return compiled.failure();
+    kernel = key.empty() ? compiled->kernel : kept_kernel(key, compiled->kernel);
+  }
+  Built b{kernel, ms_since(t0)};
   if (hooks.wrap_kernel) b.kernel = hooks.wrap_kernel(b.kernel, job);
   b.kernel->set_threads(job.threads);
   return b;

@@ -284,6 +284,7 @@ int command_tune(const std::vector<std::string>& argv) {
       j.field("model_samples", p.model_samples);
       j.field("model_rank_correlation", p.model_rank);
       j.field("model_rank_correlation_chosen", p.model_online_rank);
+      j.field("host_pace", p.pace);
       if (r.best) {
         j.field("best_ms", r.best->median_ms);
         j.field("best_gflops", r.best->gflops);
@@ -297,7 +298,8 @@ int command_tune(const std::vector<std::string>& argv) {
               << clock_text(p.elapsed_s) << "\n";
     if (p.model_samples > 0)
       std::cout << "  cost model: trained on " << p.model_samples << " samples; rank correlation " << p.model_rank
-                << " on held-out samples (five folds), " << p.model_online_rank << " on the candidates it chose\n";
+                << " on held-out samples (five folds), " << p.model_online_rank << " on the candidates it chose; the host's pace at the end "
+                << p.pace << " (the trials' times are learned over it)\n";
     if (r.best)
       std::cout << "  best " << r.best->median_ms << " ms, " << r.best->gflops << " GFLOP/s over " << r.best->verified_repeats
                 << (s.cold ? " runs with cold caches" : " runs") << "; use it with: tcstudio-cli run " << args.positional[0]

@@ -5,8 +5,9 @@
 // TCS_TEST_FAST_WHEN_FINAL set too, those options run 22 ms slower in the search's
 // trials (checked jobs) and only the final turns see them fast. With
 // TCS_TEST_SLOWER_OPTIONS set instead, every candidate runs 10 ms slower a call, and the
-// one with exactly those options TCS_TEST_SLOWER_PERCENT per cent slower than that. The
-// product's worker (`tcstudio-cli worker`) has no hooks.
+// one with exactly those options TCS_TEST_SLOWER_PERCENT per cent slower than that. With
+// TCS_TEST_HOST_SLOWS_AT=N instead, every job runs 10 ms slower a call before job N and
+// 20 ms from it on, as if the machine had turned busy. The product's worker (`tcstudio-cli worker`) has no hooks.
 #include <signal.h>
 #include <unistd.h>
 
@@ -60,6 +61,7 @@ int main() {
   const auto slower = mapping_options_from_json(slower_text ? slower_text : "{}");
   const char* percent = std::getenv("TCS_TEST_SLOWER_PERCENT");
   const int slower_us = 10000 + (percent ? std::atoi(percent) * 100 : 0);
+  const char* slows_at = std::getenv("TCS_TEST_HOST_SLOWS_AT");
   tcs::tuner::WorkerHooks hooks;
   hooks.wrap_kernel = [&](std::shared_ptr<Kernel> k, const tcs::tuner::MeasureJob& job) -> std::shared_ptr<Kernel> {
     if (fast_text) {
@@ -68,6 +70,7 @@ int main() {
       int delay_us = !is_fast ? 20000 : fast_when_final && job.check ? 22000 : 0;
       return std::make_shared<FaultyKernel>(std::move(k), 0, delay_us);
     }
+    if (slows_at) return std::make_shared<FaultyKernel>(std::move(k), 0, job.id < std::atoll(slows_at) ? 10000 : 20000);
     if (slower_text) {
       auto given = mapping_options_from_json(job.options_json);
       return std::make_shared<FaultyKernel>(std::move(k), 0, slower && given && *slower == *given ? slower_us : 10000);

@@ -170,6 +170,36 @@ class SlowCalls final : public Kernel {
 
 // The cutoff (a candidate far slower than the best is timed once) is decided by a call
 // run alone, not by the checked first run, which shares the cores with other compiles.
+// An unchecked job (the tuner's pace program, a finalist of the final turns) that comes
+// again with the same options reuses the kernel compiled for it, and the hooks still wrap
+// it anew for each job; a checked job (a trial) is always compiled.
+TEST(Worker, UncheckedJobsThatComeAgainAreCompiledOnce) {
+  Fixture f;
+  MeasureJob job;
+  job.source = f.file->file.text();
+  job.entry = "matmul";
+  job.sizes = f.kernel.shapes.sizes;
+  job.options_json = SearchSpace(f.kernel).presets().at(0).json;
+  job.min_calls = 3;
+  std::vector<int64_t> wrapped;
+  WorkerHooks hooks;
+  hooks.wrap_kernel = [&](std::shared_ptr<Kernel> k, const MeasureJob& j) {
+    wrapped.push_back(j.id);
+    return k;
+  };
+  std::vector<double> compile_ms;
+  for (bool check : {false, false, true}) {
+    job.id = int64_t(compile_ms.size()) + 1;
+    job.check = check;
+    MeasureReply r = run_job(job, hooks);
+    ASSERT_EQ(r.status, TrialStatus::Ok) << r.message;
+    compile_ms.push_back(r.compile_ms);
+  }
+  EXPECT_LT(compile_ms[1], compile_ms[0] / 10) << "the second unchecked job found its kernel";
+  EXPECT_GT(compile_ms[2], compile_ms[1] * 10) << "a checked job is compiled";
+  EXPECT_EQ(wrapped, (std::vector<int64_t>{1, 2, 3}));
+}
+
 TEST(Worker, AFirstRunPastTheCutoffIsRepeatedAloneBeforeItIsCut) {
   Fixture f;
   MeasureJob job;
@@ -562,6 +592,29 @@ TEST(Tune, AStartIsDisplacedOnlyByAClearlyFasterCandidate) {
     EXPECT_TRUE(result->chosen.starts_with(percent == 1 ? "kept the starting options" : "a newcomer displaced the starting options"))
         << result->chosen;
   }
+}
+
+// The host's pace: when the machine turns twice as slow halfway through a session, the
+// program timed for the pace reads twice its trial's time, and the session says so. The
+// pace timings are not trials: the cache holds the trials alone. Batches of five: round 1
+// has nothing to pace by; rounds 2 to 4 each time the pace first (jobs 6, 12 and 18), so
+// with the host slower from job 12 the last three read about 1, 2 and 2.
+TEST(Tune, TheHostsPaceIsTimedBetweenRoundsAndIsNoTrial) {
+  Fixture f;
+  auto cache = TuningCache::open(f.db());
+  ASSERT_TRUE(cache) << cache.error();
+  TuneSettings s = quick({TCS_FAULT_WORKER}, 20);
+  s.pace_every_s = 0;  // every round
+  s.patience_rounds = 0;
+  ::setenv("TCS_TEST_HOST_SLOWS_AT", "12", 1);
+  auto result = tune(**cache, f.kernel, s);
+  ::unsetenv("TCS_TEST_HOST_SLOWS_AT");
+  ASSERT_TRUE(result) << result.error();
+  EXPECT_EQ(result->progress.trials, 20);
+  EXPECT_NEAR(result->progress.pace, 2.0, 0.3) << "the machine runs the pace program twice as slowly as in its trial";
+  int measured = 0;
+  for (const auto& [status, count] : statuses(f.db())) measured += count;
+  EXPECT_EQ(measured, 20) << "only trials are recorded";
 }
 
 // A start an earlier session measured before it was cancelled (or killed) is not measured
