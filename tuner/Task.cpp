@@ -296,8 +296,7 @@ void Task::take_pace(const MeasureReply& reply) {
   if (!(drift > 0.5 && drift < 2)) return;
   pace_.recent.push_back(drift);
   if (pace_.recent.size() > 3) pace_.recent.erase(pace_.recent.begin());
-  pace_.drift = median_of(pace_.recent);
-  progress_.pace = pace_.drift;
+  progress_.pace = median_of(pace_.recent);
 }
 
 Expected<bool> Task::round(int want, const std::atomic<bool>* cancel,
@@ -317,21 +316,21 @@ Expected<bool> Task::round(int want, const std::atomic<bool>* cancel,
   // The pace job goes first, like a candidate, so its compile overlaps a timing too.
   bool pacing = pace_due();
   if (pacing && pace_.options.empty()) pace_.options = fastest_.front().first, pace_.reference_ms = fastest_.front().second;
-  size_t jobs = batch.size() + (pacing ? 1 : 0), sent = 0;
+  size_t first = pacing ? 1 : 0;  // the batch's first job
+  size_t jobs = first + batch.size(), sent = 0;
   for (size_t j = 0; j < jobs; ++j) {
     for (; sent < jobs && sent < j + ahead && !(cancel && cancel->load()); ++sent) {
-      bool pace_job = pacing && sent == 0;
-      auto [job, timeout] = job_for(pace_job ? pace_.options : batch[sent - (pacing ? 1 : 0)].json, 5, 100, !pace_job);
+      auto [job, timeout] = sent < first ? job_for(pace_.options, 5, 100, false) : job_for(batch[sent - first].json, 5, 100, true);
       worker_.send(job, timeout);
     }
     if (j == sent) break;
     auto reply = worker_.receive();
     if (!reply) return reply.failure();
-    if (pacing && j == 0) {
+    if (j < first) {
       take_pace(*reply);
       continue;
     }
-    size_t i = j - (pacing ? 1 : 0);
+    size_t i = j - first;
     Trial t;
     t.options_json = batch[i].json;
     t.origin = batch[i].origin;
@@ -347,7 +346,7 @@ Expected<bool> Task::round(int want, const std::atomic<bool>* cancel,
     t.feature_rows = features_[i].rows;
     t.features = features_[i].data;
     if (t.feature_rows > 0)
-      learner_.add(features_[i], workload_.key, t.median_ms ? std::optional(*t.median_ms / pace_.drift) : std::nullopt);
+      learner_.add(features_[i], workload_.key, t.median_ms ? std::optional(*t.median_ms / p.pace) : std::nullopt);
     if (scores_[i] && t.median_ms) {
       learner_.add_prediction(*scores_[i], *t.median_ms);
       p.model_online_rank = learner_.chosen_rank();

@@ -85,12 +85,11 @@ class Task {
   int64_t next_job_ = 1;
   TuneProgress progress_;
   // One program timed again every TuneSettings::pace_every_s: the median of its last three
-  // times over its reference (its own trial's median) divides the trials' times the
-  // learner gets.
+  // times over its reference (its own trial's median), progress_.pace, divides the
+  // trials' times the learner gets.
   struct Pace {
     std::string options;  // empty until pacing begins
     double reference_ms = 0;
-    double drift = 1;
     std::vector<double> recent;  // the last three timings over the reference
     std::chrono::steady_clock::time_point last{};
   };

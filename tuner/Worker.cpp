@@ -99,12 +99,18 @@ struct Workbench {
   std::optional<TensorMap> reference;
 };
 
+// The def and sizes a job runs, as one text: what the worker keeps things by.
+std::string workload_text(const MeasureJob& job, const KernelSetup& k) {
+  std::string key = job.source + '\n' + job.entry;
+  for (const auto& [name, v] : k.shapes.sizes) key += ' ' + name + '=' + std::to_string(v);
+  return key;
+}
+
 Expected<std::shared_ptr<Workbench>> workbench(const MeasureJob& job, const KernelSetup& k, bool with_reference) {
   static std::mutex mutex;
   std::lock_guard lock(mutex);
   static std::map<std::string, std::shared_ptr<Workbench>> benches;
-  std::string key = job.source + '\n' + job.entry;
-  for (const auto& [name, v] : k.shapes.sizes) key += ' ' + name + '=' + std::to_string(v);
+  std::string key = workload_text(job, k);
   auto it = benches.find(key);
   if (it == benches.end()) {
     auto inputs = random_inputs(*k.def, k.shapes, 1, {});
@@ -143,11 +149,7 @@ std::shared_ptr<Kernel> kept_kernel(const std::string& key, std::shared_ptr<Kern
 
 Expected<Built> build(const KernelSetup& k, const MappingOptions& o, const MeasureJob& job, const WorkerHooks& hooks) {
   auto t0 = std::chrono::steady_clock::now();
-  std::string key;
-  if (!job.check) {
-    key = job.source + '\n' + job.entry + '\n' + job.options_json;
-    for (const auto& [name, v] : k.shapes.sizes) key += ' ' + name + '=' + std::to_string(v);
-  }
+  std::string key = job.check ? std::string() : workload_text(job, k) + '\n' + job.options_json;
   std::shared_ptr<Kernel> kernel = key.empty() ? nullptr : kept_kernel(key);
   if (!kernel) {
     auto compiled = compile_kernel(k, o, CodegenChoice{"cpu", {}, true});

@@ -7,7 +7,8 @@
 // TCS_TEST_SLOWER_OPTIONS set instead, every candidate runs 10 ms slower a call, and the
 // one with exactly those options TCS_TEST_SLOWER_PERCENT per cent slower than that. With
 // TCS_TEST_HOST_SLOWS_AT=N instead, every job runs 10 ms slower a call before job N and
-// 20 ms from it on, as if the machine had turned busy. The product's worker (`tcstudio-cli worker`) has no hooks.
+// 20 ms from it on, as if the machine had turned busy. The product's worker
+// (`tcstudio-cli worker`) has no hooks.
 #include <signal.h>
 #include <unistd.h>
 

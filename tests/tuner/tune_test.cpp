@@ -168,8 +168,6 @@ class SlowCalls final : public Kernel {
 
 }  // namespace
 
-// The cutoff (a candidate far slower than the best is timed once) is decided by a call
-// run alone, not by the checked first run, which shares the cores with other compiles.
 // An unchecked job (the tuner's pace program, a finalist of the final turns) that comes
 // again with the same options reuses the kernel compiled for it, and the hooks still wrap
 // it anew for each job; a checked job (a trial) is always compiled.
@@ -200,6 +198,8 @@ TEST(Worker, UncheckedJobsThatComeAgainAreCompiledOnce) {
   EXPECT_EQ(wrapped, (std::vector<int64_t>{1, 2, 3}));
 }
 
+// The cutoff (a candidate far slower than the best is timed once) is decided by a call
+// run alone, not by the checked first run, which shares the cores with other compiles.
 TEST(Worker, AFirstRunPastTheCutoffIsRepeatedAloneBeforeItIsCut) {
   Fixture f;
   MeasureJob job;
